@@ -1,0 +1,137 @@
+/**
+ * The operations seam: every filesystem and process effect a tool has goes through `ToolOps`, so
+ * a tool can be pointed at another filesystem (a sandbox, a remote host) without touching its
+ * logic. The default implementation is plain `node:fs` and `node:child_process`.
+ */
+import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { accessSync, constants as fsConstants, createReadStream } from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { parseScrubList, SCRUB_ENV_VAR } from './env';
+
+export interface FileStat {
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface DirEntry {
+  name: string;
+  type: 'file' | 'dir' | 'symlink' | 'other';
+}
+
+export interface ToolFs {
+  readFile(p: string): Promise<Buffer>;
+  /** The first `bytes` bytes of a file (binary sniffing without reading the whole file). */
+  readPrefix(p: string, bytes: number): Promise<Buffer>;
+  /** The file as a stream of chunks (line scanning of files too big to hold). */
+  readChunks(p: string): AsyncIterable<Buffer>;
+  writeFile(p: string, data: string): Promise<void>;
+  /** Follows symlinks. */
+  stat(p: string): Promise<FileStat>;
+  /** Does not follow a final symlink. */
+  lstat(p: string): Promise<FileStat>;
+  readdir(p: string): Promise<DirEntry[]>;
+  realpath(p: string): Promise<string>;
+  readlink(p: string): Promise<string>;
+  /** Recursive: creates missing parents, no error when it exists. */
+  mkdir(p: string): Promise<void>;
+}
+
+export type SpawnFn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
+
+export interface ToolOps {
+  fs: ToolFs;
+  spawn: SpawnFn;
+  /** The environment Bash children start from, before scrubbing (default: the worker's). */
+  baseEnv: NodeJS.ProcessEnv;
+  /** Extra variable names (or `PREFIX_*` / `*_SUFFIX` patterns) scrubbed from Bash children. */
+  scrubEnvNames: string[];
+  /** Path of `rg`; null forces Grep's JS fallback. */
+  ripgrep: string | null;
+}
+
+export interface ToolOpsOptions {
+  fs?: ToolFs;
+  spawn?: SpawnFn;
+  baseEnv?: NodeJS.ProcessEnv;
+  /** Default: the worker's `DURABLE_AGENT_SCRUB_ENV` (comma-separated). */
+  scrubEnvNames?: string[];
+  /** Default: `rg` looked up on PATH; pass null to force the JS fallback. */
+  ripgrep?: string | null;
+}
+
+function toStat(s: import('node:fs').Stats): FileStat {
+  return {
+    isFile: s.isFile(),
+    isDirectory: s.isDirectory(),
+    isSymbolicLink: s.isSymbolicLink(),
+    size: s.size,
+    mtimeMs: s.mtimeMs,
+  };
+}
+
+export const nodeFs: ToolFs = {
+  readFile: (p) => fsp.readFile(p),
+  async readPrefix(p, bytes) {
+    const fh = await fsp.open(p, 'r');
+    try {
+      const buf = Buffer.alloc(bytes);
+      const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  },
+  readChunks: (p) => createReadStream(p),
+  writeFile: (p, data) => fsp.writeFile(p, data, 'utf8'),
+  stat: async (p) => toStat(await fsp.stat(p)),
+  lstat: async (p) => toStat(await fsp.lstat(p)),
+  async readdir(p) {
+    const entries = await fsp.readdir(p, { withFileTypes: true });
+    return entries.map((e) => ({
+      name: e.name,
+      type: e.isFile() ? 'file' : e.isDirectory() ? 'dir' : e.isSymbolicLink() ? 'symlink' : 'other',
+    }));
+  },
+  realpath: (p) => fsp.realpath(p),
+  readlink: (p) => fsp.readlink(p),
+  mkdir: async (p) => {
+    await fsp.mkdir(p, { recursive: true });
+  },
+};
+
+/** First executable called `name` on PATH, or null. */
+export function findExecutable(name: string, searchPath = process.env.PATH ?? ''): string | null {
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, fsConstants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+export function createToolOps(options: ToolOpsOptions = {}): ToolOps {
+  return {
+    fs: options.fs ?? nodeFs,
+    spawn: options.spawn ?? ((cmd, args, opts) => nodeSpawn(cmd, args, opts)),
+    baseEnv: options.baseEnv ?? process.env,
+    scrubEnvNames: options.scrubEnvNames ?? parseScrubList(process.env[SCRUB_ENV_VAR]),
+    ripgrep: options.ripgrep === undefined ? findExecutable('rg') : options.ripgrep,
+  };
+}
+
+let defaultOps: ToolOps | undefined;
+
+/** Real node fs / child_process, built on first use (not at import time). */
+export function defaultToolOps(): ToolOps {
+  defaultOps ??= createToolOps();
+  return defaultOps;
+}

@@ -1,0 +1,95 @@
+/**
+ * The registry: built-in and user tools by name. `run` is the single entry the `runTool`
+ * activity calls; it never rejects for anything the model can fix (DESIGN D3): unknown tool,
+ * invalid input and tool exceptions all come back as `isError` outcomes.
+ */
+import { z } from 'zod';
+import { capText, MAX_TOOL_RESULT_CHARS, type ToolOutcome, type ToolSpec } from '../../shared/tools';
+import { bashTool } from './bash';
+import { editTool } from './edit';
+import { globTool } from './glob';
+import { grepTool } from './grep';
+import { defaultToolOps } from './ops';
+import { readTool } from './read';
+import { errorMessage, toolError, type ToolDefinition, type ToolRegistry } from './types';
+import { writeTool } from './write';
+
+export const builtinTools: ToolDefinition[] = [bashTool, readTool, writeTool, editTool, globTool, grepTool];
+
+const CAP_HINT =
+  'the tool result is limited; narrow the request (Read with offset/limit, Grep with head_limit or a narrower ' +
+  'path, Bash output redirected to a file) to see the rest';
+
+function describeType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) {
+    if (typeof v !== 'object' || v === null) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+/** Claude Code's wording: "InputValidationError: Read failed due to the following issue: …". */
+export function formatInputError(toolName: string, error: z.ZodError, input: unknown): string {
+  const lines: string[] = [];
+  for (const issue of error.issues) {
+    const name = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) lines.push(`An unexpected parameter \`${[...issue.path, key].join('.')}\` was provided`);
+    } else if (issue.code === 'invalid_type' && name === '') {
+      lines.push(`The input is expected as \`${issue.expected}\` but provided as \`${describeType(input)}\``);
+    } else if (issue.code === 'invalid_type') {
+      const value = valueAt(input, issue.path);
+      lines.push(
+        value === undefined
+          ? `The required parameter \`${name}\` is missing`
+          : `The parameter \`${name}\` type is expected as \`${issue.expected}\` but provided as \`${describeType(value)}\``,
+      );
+    } else {
+      lines.push(`The parameter \`${name}\` is invalid: ${issue.message}`);
+    }
+  }
+  return `InputValidationError: ${toolName} failed due to the following issue${lines.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
+}
+
+export function toolSpec(tool: ToolDefinition): ToolSpec {
+  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  return { name: tool.name, description: tool.description, inputSchema, readOnly: tool.readOnly };
+}
+
+export function createToolRegistry(extra: ToolDefinition[] = []): ToolRegistry {
+  const tools = new Map<string, ToolDefinition>();
+  for (const tool of [...builtinTools, ...extra]) {
+    if (tools.has(tool.name)) throw new Error(`Duplicate tool name: ${tool.name}`);
+    tools.set(tool.name, tool);
+  }
+  return {
+    specs: () => [...tools.values()].map(toolSpec),
+    has: (name) => tools.has(name),
+    async run({ name, input, context }, exec) {
+      const tool = tools.get(name);
+      if (!tool) {
+        return toolError(`No such tool available: ${name}. Available tools: ${[...tools.keys()].join(', ')}`);
+      }
+      const parsed = tool.schema.safeParse(input);
+      if (!parsed.success) return toolError(formatInputError(name, parsed.error, input));
+      let outcome: ToolOutcome;
+      try {
+        const result = await tool.execute(parsed.data, { ...exec, context, ops: exec.ops ?? defaultToolOps() });
+        outcome = typeof result === 'string' ? { content: result, isError: false } : result;
+      } catch (err) {
+        outcome = toolError(`Error: ${errorMessage(err)}`);
+      }
+      return { ...outcome, content: capText(outcome.content, MAX_TOOL_RESULT_CHARS, CAP_HINT) };
+    },
+  };
+}

@@ -1,0 +1,41 @@
+/** Write: create or overwrite a file. An existing file must have been Read first and be unchanged. */
+import * as path from 'node:path';
+import { z } from 'zod';
+import { checkFreshness, statTarget } from './freshness';
+import { resolveToolPath, stampsFor } from './paths';
+import { toolError, toolOk, type ToolDefinition } from './types';
+
+export const WriteInput = z.strictObject({
+  file_path: z.string().describe('The absolute path to the file to write (must be absolute, not relative)'),
+  content: z.string().describe('The content to write to the file'),
+});
+export type WriteInput = z.infer<typeof WriteInput>;
+
+export const writeTool: ToolDefinition<WriteInput> = {
+  name: 'Write',
+  description:
+    'Writes a file to the local filesystem, creating parent directories as needed and overwriting an ' +
+    'existing file. An existing file must have been read with Read first, and not changed since. ' +
+    'Prefer Edit for changes to existing files.',
+  schema: WriteInput,
+  readOnly: false,
+  async execute(input, { context, ops }) {
+    const check = await resolveToolPath(input.file_path, { context, fs: ops.fs });
+    if (!check.ok) return toolError(check.error);
+    const fresh = checkFreshness(await statTarget(ops.fs, check.real), context.readStamp);
+    if (!fresh.ok) return toolError(fresh.error);
+    await ops.fs.mkdir(path.dirname(check.real));
+    await ops.fs.writeFile(check.real, input.content);
+    const after = await ops.fs.stat(check.real);
+    const created = fresh.stat === null;
+    return toolOk(
+      created
+        ? `File created successfully at: ${check.requested}`
+        : `The file ${check.requested} has been updated successfully.`,
+      {
+        fileStamps: stampsFor(check, after.mtimeMs),
+        structured: { type: created ? 'create' : 'update', filePath: check.requested },
+      },
+    );
+  },
+};

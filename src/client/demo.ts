@@ -1,0 +1,114 @@
+/**
+ * `npm run demo`: everything on one machine, nothing to set up. Starts the Temporal dev server
+ * (building the CLI on first use), a worker and — without OPENAI_API_KEY — the built-in scripted
+ * model; runs one session on a copy of examples/workspace; prints it as it happens; stops all.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startDevServer, type DevServer } from '../worker/dev-server';
+import { createWorker } from '../worker/worker';
+import { loadScenarioFile, startScriptedModel, type ScriptedModel } from '../testing/scripted-model';
+import { DurableAgentClient } from './client';
+import { renderMessage } from './render';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const DEMO_PROMPT = 'greet.js crashes when run. Find the bug, fix it, run the program to check, and tell me what you changed.';
+
+const USAGE = `usage: npm run demo [-- --model MODEL] [--prompt TEXT] [--keep]
+  Without OPENAI_API_KEY the built-in scripted model plays the session.
+  With OPENAI_API_KEY (and optionally OPENAI_BASE_URL) the real endpoint is used with --model.`;
+
+export async function runDemo(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      options: { model: { type: 'string' }, prompt: { type: 'string' }, keep: { type: 'boolean' }, help: { type: 'boolean' } },
+      strict: true,
+    }).values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const color = Boolean(process.stdout.isTTY);
+  const step = (s: string) => console.log(color ? `\x1b[2m${s}\x1b[0m` : s);
+  const workspace = mkdtempSync(path.join(tmpdir(), 'durable-agent-demo-'));
+  cpSync(path.join(ROOT, 'examples', 'workspace'), workspace, { recursive: true });
+
+  let server: DevServer | undefined;
+  let model: ScriptedModel | undefined;
+  let stopWorker: (() => void) | undefined;
+  let workerDone: Promise<void> | undefined;
+  try {
+    step('Starting the Temporal dev server (the first run builds the Temporal CLI; that takes a few minutes)…');
+    server = await startDevServer({ dbFile: path.join(workspace, '.temporal.db'), ui: true, log: () => undefined });
+    step(`Temporal ${server.address} · Web UI ${server.uiUrl ?? 'off'}`);
+
+    const realKey = process.env.OPENAI_API_KEY;
+    let modelName: string;
+    let baseURL: string | undefined;
+    if (realKey) {
+      modelName = args.model ?? 'gpt-4.1-mini';
+      baseURL = process.env.OPENAI_BASE_URL;
+      step(`Model: ${modelName} at ${baseURL ?? 'https://api.openai.com/v1'} (OPENAI_API_KEY is set)`);
+    } else {
+      const scenario = await loadScenarioFile(path.join(ROOT, 'examples', 'scenarios', 'demo.json'), {
+        vars: { WORKSPACE: workspace },
+      });
+      model = await startScriptedModel({ scenarios: scenario });
+      modelName = args.model ?? 'gpt-4.1-mini';
+      baseURL = model.url;
+      step(`Model: the built-in scripted model at ${model.url}, priced as ${modelName} (set OPENAI_API_KEY to use a real one)`);
+    }
+
+    const worker = await createWorker({ address: server.address, model: { baseURL, apiKey: realKey ?? 'scripted' } });
+    stopWorker = () => worker.shutdown();
+    workerDone = worker.run();
+    step('Worker running (queues agent, agent-model, agent-tools).');
+
+    const client = await DurableAgentClient.connect({ address: server.address });
+    const session = await client.start({
+      prompt: args.prompt ?? DEMO_PROMPT,
+      model: modelName,
+      cwd: workspace,
+      permissionMode: 'acceptEdits',
+      allowedTools: ['Bash'],
+      maxTurns: 20,
+    });
+    step(`Session ${session.sessionId} on ${workspace}\n`);
+    console.log(`> ${args.prompt ?? DEMO_PROMPT}`);
+    let ok = false;
+    for await (const m of session.messages()) {
+      for (const line of renderMessage(m, { color })) console.log(line);
+      if (m.type === 'result') ok = !m.is_error;
+    }
+    await client.close();
+    return ok ? 0 : 1;
+  } catch (e) {
+    console.error(`demo failed: ${(e as Error).message}`);
+    return (e as { exitCode?: number }).exitCode ?? 1;
+  } finally {
+    stopWorker?.();
+    await workerDone?.catch(() => undefined);
+    await model?.close();
+    await server?.stop();
+    if (!args.keep) rmSync(workspace, { recursive: true, force: true });
+    else step(`Workspace kept at ${workspace}`);
+  }
+}
+
+if (require.main === module) {
+  runDemo(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * The session workflow's public interface (DESIGN §4). Names are part of the contract: clients,
+ * the CLI and other languages address the workflow by them.
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { PermissionMode } from './config';
+import type { EventsPage } from './events';
+import type { Message } from './messages';
+import type { ToolSpec } from './tools';
+
+export const WORKFLOW_TYPE = 'agentSession';
+export const TASK_QUEUES = { workflow: 'agent', model: 'agent-model', tools: 'agent-tools' } as const;
+
+export const interruptSignal = defineSignal('interrupt');
+export const setModelSignal = defineSignal<[string]>('setModel');
+export const setPermissionModeSignal = defineSignal<[PermissionMode]>('setPermissionMode');
+export const setMaxThinkingTokensSignal = defineSignal<[number | null]>('setMaxThinkingTokens');
+/** Sent by the model activity when an attempt failed and Temporal will retry it. */
+export const apiRetrySignal = defineSignal<[ApiRetryNotice]>('apiRetry');
+
+export interface ApiRetryNotice {
+  attempt: number;
+  maxRetries: number;
+  retryDelayMs: number;
+  errorStatus: number | null;
+  error: string;
+}
+
+export interface SessionUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  costUsd: number;
+  perModel: Record<
+    string,
+    {
+      inputTokens: number;
+      outputTokens: number;
+      cacheReadInputTokens: number;
+      cacheCreationInputTokens: number;
+      costUsd: number;
+      costBasis: 'table' | 'unknown';
+    }
+  >;
+}
+
+export type SessionStatus = 'starting' | 'running' | 'waiting_for_input' | 'completed';
+
+export interface TodoItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  activeForm: string;
+}
+
+export interface SessionState {
+  status: SessionStatus;
+  exitReason?: string;
+  model: string;
+  permissionMode: PermissionMode;
+  maxThinkingTokens: number | null;
+  turnCount: number;
+  pendingTools: { id: string; name: string }[];
+  todos: TodoItem[];
+  messageCount: number;
+}
+
+/** What the model activity reads instead of carrying messages in its input (DESIGN D1). */
+export interface PromptPage {
+  system: string;
+  tools: ToolSpec[];
+  messages: Message[];
+  /** Index of the first message in `messages`. */
+  start: number;
+  /** Total number of messages the caller asked for (`upTo`). */
+  total: number;
+}
+
+export const usageQuery = defineQuery<SessionUsage>('usage');
+export const turnCountQuery = defineQuery<number>('turnCount');
+export const stateQuery = defineQuery<SessionState>('state');
+export const eventsQuery = defineQuery<EventsPage, [{ after?: number; limit?: number }?]>('events');
+export const transcriptQuery = defineQuery<Message[], [{ start?: number; limit?: number }?]>('transcript');
+export const promptQuery = defineQuery<PromptPage, [{ upTo: number; start: number; maxBytes: number; withTools: boolean }]>(
+  'prompt',
+);

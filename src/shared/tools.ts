@@ -1,0 +1,75 @@
+/**
+ * The contract between the workflow and the tools that run on workers.
+ *
+ * The workflow never sees a tool's code: it learns the specs once per session through the
+ * `listTools` activity and runs a call through `runTool`. Both sides share these shapes.
+ */
+
+/** What the model is told about a tool, and what the loop needs to schedule it. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the input (generated from the tool's zod schema). */
+  inputSchema: Record<string, unknown>;
+  /** Read-only tools of one turn run in parallel; the rest run one after another in call order. */
+  readOnly: boolean;
+}
+
+/** Per-session facts a tool call needs; everything here is small and JSON-safe. */
+export interface ToolContext {
+  sessionId: string;
+  toolUseId: string;
+  cwd: string;
+  additionalDirectories: string[];
+  /** Extra environment for Bash children (the session's `env`). Worker secrets are never added. */
+  env: Record<string, string>;
+  /**
+   * Read-before-edit stamp for the file a Write/Edit targets: the mtime (ms) recorded when the
+   * session last read or wrote it, or undefined if it never did.
+   */
+  readStamp?: number;
+}
+
+export interface RunToolInput {
+  name: string;
+  input: unknown;
+  context: ToolContext;
+}
+
+/** What a tool gives back. A tool failure is data (`isError`), never an exception (DESIGN D3). */
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+  /** Structured output for SDK consumers (`tool_use_result`). Kept small. */
+  structured?: unknown;
+  /**
+   * Files this call read or wrote, with their mtime afterwards: the workflow records them so a
+   * later Write/Edit can check the file was read and has not changed since.
+   */
+  fileStamps?: { path: string; mtimeMs: number }[];
+}
+
+/** The most a single tool result may carry (characters); keeps every payload far below 2 MiB. */
+export const MAX_TOOL_RESULT_CHARS = 100_000;
+
+/** Cut text to `max` characters, saying how much was cut and how to get the rest. */
+export function capText(text: string, max: number, how = 'narrow the request to see the rest'): string {
+  if (text.length <= max) return text;
+  const cut = text.length - max;
+  return `${text.slice(0, max)}\n\n... [${cut} characters truncated; ${how}]`;
+}
+
+/**
+ * POSIX path normalisation without `node:path` (usable in workflow code): collapses `.`/`..`
+ * and duplicate slashes. Used to key read-before-edit stamps.
+ */
+export function normalizePath(p: string): string {
+  const abs = p.startsWith('/');
+  const parts: string[] = [];
+  for (const seg of p.split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') parts.pop();
+    else parts.push(seg);
+  }
+  return (abs ? '/' : '') + parts.join('/');
+}

@@ -1,0 +1,391 @@
+/**
+ * Launcher for the Temporal dev server (`temporal server start-dev`, embedded in the Temporal
+ * CLI): used by the jest global setup, the demo, and `durable-agent server`.
+ *
+ * It binds to 127.0.0.1, registers our search attributes at startup, and resolves only once the
+ * frontend answers and those attributes are visible, so callers can start workers at once.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Connection } from '@temporalio/client';
+import { ensureTemporal } from '../../scripts/ensure-temporal';
+
+/** Custom search attributes every session workflow may set, with their Temporal types. */
+export const AGENT_SEARCH_ATTRIBUTES = {
+  AgentStatus: 'Keyword',
+  AgentModel: 'Keyword',
+  AgentTurns: 'Int',
+  AgentCostUsd: 'Double',
+  AgentBatchId: 'Keyword',
+} as const;
+
+export const DEFAULT_DB_FILE = path.join('.durable-agent', 'temporal.db');
+export const IN_MEMORY = ':memory:';
+const HOST = '127.0.0.1';
+
+export interface DevServerOptions {
+  /** gRPC frontend port; a free one when omitted. */
+  port?: number;
+  /** Web UI port; a free one when omitted (ignored with `ui: false`). */
+  uiPort?: number;
+  /** SQLite file, relative to cwd (default `.durable-agent/temporal.db`); ':memory:' = no file. */
+  dbFile?: string;
+  /** Serve the Web UI (default true). */
+  ui?: boolean;
+  /** Namespace to create besides `default` (search attributes are checked in it). */
+  namespace?: string;
+  /** Extra `--dynamic-config-value KEY=JSON` settings. */
+  dynamicConfig?: Record<string, string | number | boolean>;
+  /** Receives every output line of the server process. */
+  log?: (line: string) => void;
+  /** Path of the `temporal` binary; found or built with ensureTemporal() when omitted. */
+  temporalBin?: string;
+  /** How long to wait for the server to answer (default 60 s). */
+  startTimeoutMs?: number;
+}
+
+export interface DevServer {
+  /** `host:port` of the gRPC frontend, for TEMPORAL_ADDRESS / Connection.connect. */
+  address: string;
+  /** Web UI URL, when the UI is on. */
+  uiUrl?: string;
+  port: number;
+  uiPort?: number;
+  /** Absolute path of the SQLite file, or ':memory:'. */
+  dbFile: string;
+  namespace: string;
+  /** SIGTERM, then SIGKILL after 10 s; resolves once the process has exited. Idempotent. */
+  stop(): Promise<void>;
+  process: ChildProcess;
+}
+
+/** A port we were asked to use is taken; nothing was started. */
+export class PortInUseError extends Error {
+  constructor(
+    readonly port: number,
+    readonly flag: '--port' | '--ui-port' = '--port',
+  ) {
+    super(`port ${port} is already in use (another Temporal server?); choose another with ${flag} <n>`);
+    this.name = 'PortInUseError';
+  }
+}
+
+/** The server process exited, or did not become ready, during startup. */
+export class DevServerStartError extends Error {
+  constructor(
+    message: string,
+    readonly outputTail: string,
+  ) {
+    super(outputTail.length > 0 ? `${message}\n--- server output (tail) ---\n${outputTail}` : message);
+    this.name = 'DevServerStartError';
+  }
+}
+
+/** Resolves true when `port` can be bound on 127.0.0.1 right now. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE' || err.code === 'EACCES') resolve(false);
+      else reject(err);
+    });
+    srv.listen({ port, host: HOST, exclusive: true }, () => {
+      srv.close(() => resolve(true));
+    });
+  });
+}
+
+/** A port that was free a moment ago (bind port 0, read it, release it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', reject);
+    srv.listen({ port: 0, host: HOST, exclusive: true }, () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => (port > 0 ? resolve(port) : reject(new Error('could not allocate a free port'))));
+    });
+  });
+}
+
+async function choosePort(requested: number | undefined, flag: '--port' | '--ui-port', avoid: number[]): Promise<number> {
+  if (requested !== undefined) {
+    if (!(await portIsFree(requested))) throw new PortInUseError(requested, flag);
+    return requested;
+  }
+  for (let i = 0; i < 20; i++) {
+    const p = await freePort();
+    if (!avoid.includes(p)) return p;
+  }
+  throw new Error('could not allocate a free port');
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Start a dev server; resolves once its frontend answers and our search attributes exist. */
+export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
+  const ui = opts.ui ?? true;
+  const namespace = opts.namespace ?? 'default';
+  const timeoutMs = opts.startTimeoutMs ?? 60_000;
+  const log = opts.log;
+
+  const port = await choosePort(opts.port, '--port', []);
+  const uiPort = ui ? await choosePort(opts.uiPort, '--ui-port', [port]) : undefined;
+
+  const dbOpt = opts.dbFile ?? DEFAULT_DB_FILE;
+  const dbFile = dbOpt === IN_MEMORY ? IN_MEMORY : path.resolve(dbOpt);
+  if (dbFile !== IN_MEMORY) fs.mkdirSync(path.dirname(dbFile), { recursive: true });
+
+  const bin = opts.temporalBin ?? (await ensureTemporal({ quiet: true }));
+
+  const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--namespace', 'default'];
+  if (namespace !== 'default') args.push('--namespace', namespace);
+  if (uiPort !== undefined) args.push('--ui-port', String(uiPort));
+  else args.push('--headless');
+  if (dbFile !== IN_MEMORY) args.push('--db-filename', dbFile);
+  args.push('--log-level', 'warn');
+  for (const [name, type] of Object.entries(AGENT_SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+
+  const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const tail: string[] = [];
+  const onLine = (line: string): void => {
+    if (line.trim().length === 0) return;
+    tail.push(line);
+    if (tail.length > 40) tail.shift();
+    log?.(line);
+  };
+  for (const stream of [child.stdout, child.stderr]) {
+    let partial = '';
+    stream?.on('data', (buf: Buffer) => {
+      const lines = (partial + buf.toString('utf8')).split(/\r?\n/);
+      partial = lines.pop() ?? '';
+      lines.forEach(onLine);
+    });
+    stream?.on('end', () => {
+      if (partial.length > 0) onLine(partial);
+      partial = '';
+    });
+  }
+
+  let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exitInfo = { code, signal };
+      resolve();
+    });
+  });
+  let spawnError: Error | undefined;
+  child.once('error', (err) => {
+    spawnError = err;
+  });
+
+  // If our own process exits without stop() (crash, process.exit), take the server down too.
+  const onParentExit = (): void => {
+    if (!exitInfo) child.kill('SIGTERM');
+  };
+  process.once('exit', onParentExit);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      if (!exitInfo && !spawnError) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(killer);
+      }
+      process.removeListener('exit', onParentExit);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    })();
+    return stopping;
+  };
+
+  const address = `${HOST}:${port}`;
+  try {
+    await waitUntilReady(address, namespace, timeoutMs, () => exitInfo ?? spawnError, exited);
+  } catch (err) {
+    const reason =
+      spawnError !== undefined
+        ? `could not run ${bin}: ${spawnError.message}`
+        : exitInfo !== undefined
+          ? `temporal server start-dev exited early (${exitInfo.signal ?? `code ${exitInfo.code}`})`
+          : err instanceof Error
+            ? err.message
+            : String(err);
+    await stop();
+    throw new DevServerStartError(reason, tail.join('\n'));
+  }
+
+  return {
+    address,
+    uiUrl: uiPort !== undefined ? `http://${HOST}:${uiPort}` : undefined,
+    port,
+    uiPort,
+    dbFile,
+    namespace,
+    stop,
+    process: child,
+  };
+}
+
+async function waitUntilReady(
+  address: string,
+  namespace: string,
+  timeoutMs: number,
+  dead: () => unknown,
+  exited: Promise<void>,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const wanted = Object.keys(AGENT_SEARCH_ATTRIBUTES);
+  let lastError = 'no answer yet';
+  while (Date.now() < deadline) {
+    if (dead()) throw new Error('server process ended');
+    let connection: Connection | undefined;
+    try {
+      const attempt = (async () => {
+        connection = await Connection.connect({ address, connectTimeout: '3s' });
+        await connection.workflowService.getSystemInfo({});
+        const res = await connection.operatorService.listSearchAttributes({ namespace });
+        const have = Object.keys(res.customAttributes ?? {});
+        const missing = wanted.filter((name) => !have.includes(name));
+        if (missing.length > 0) throw new Error(`search attributes not visible yet: ${missing.join(', ')}`);
+      })();
+      attempt.catch(() => undefined); // observed below; avoid an unhandled rejection if we stop racing
+      await Promise.race([attempt, exited.then(() => Promise.reject(new Error('server process ended')))]);
+      return;
+    } catch (err) {
+      if (dead()) throw err;
+      lastError = err instanceof Error ? err.message : String(err);
+    } finally {
+      await connection?.close().catch(() => undefined);
+    }
+    await sleep(250);
+  }
+  throw new Error(`timed out after ${Math.round(timeoutMs / 1000)}s waiting for the Temporal dev server at ${address} (${lastError})`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// `durable-agent server`
+
+export const SERVER_USAGE = `usage: durable-agent server [--port 7233] [--ui-port 8233] [--db FILE] [--namespace default] [--no-ui]
+
+Runs a local Temporal dev server (SQLite-backed) until Ctrl-C.
+  --port N         gRPC frontend port (default 7233)
+  --ui-port N      Web UI port (default 8233)
+  --db FILE        SQLite file (default ${DEFAULT_DB_FILE}); ':memory:' keeps nothing
+  --namespace NS   namespace to create besides 'default'
+  --no-ui          do not serve the Web UI
+`;
+
+function parsePort(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${flag} must be a port number (1-65535), got '${value}'`);
+  return n;
+}
+
+/** CLI entry for `durable-agent server ...`; resolves with the process exit code. */
+export async function runServerCommand(argv: string[]): Promise<number> {
+  const out = (s: string): void => void process.stdout.write(`${s}\n`);
+  const err = (s: string): void => void process.stderr.write(`${s}\n`);
+
+  let port: number;
+  let uiPort: number;
+  let values: { db?: string; namespace?: string; 'no-ui'?: boolean; help?: boolean };
+  try {
+    const parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        port: { type: 'string' },
+        'ui-port': { type: 'string' },
+        db: { type: 'string' },
+        namespace: { type: 'string' },
+        'no-ui': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    values = parsed.values;
+    port = parsePort(parsed.values.port, '--port', 7233);
+    uiPort = parsePort(parsed.values['ui-port'], '--ui-port', 8233);
+  } catch (e) {
+    err(`error: ${(e as Error).message}`);
+    err(SERVER_USAGE);
+    return 2;
+  }
+  if (values.help) {
+    out(SERVER_USAGE);
+    return 0;
+  }
+
+  let signalled: NodeJS.Signals | undefined;
+  let onSignal: (sig: NodeJS.Signals) => void = (sig) => {
+    signalled = sig;
+  };
+  const handler = (sig: NodeJS.Signals): void => onSignal(sig);
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  try {
+    let server: DevServer;
+    try {
+      server = await startDevServer({
+        port,
+        uiPort,
+        ui: !values['no-ui'],
+        dbFile: values.db ?? DEFAULT_DB_FILE,
+        namespace: values.namespace ?? 'default',
+      });
+    } catch (e) {
+      if (e instanceof PortInUseError) {
+        err(e.message);
+        return 2;
+      }
+      if (signalled) return 0;
+      err(e instanceof Error ? e.message : String(e));
+      const code = (e as { code?: unknown }).code;
+      return typeof code === 'number' ? code : 1;
+    }
+
+    out('Temporal dev server is running.');
+    out(`  gRPC address: ${server.address}`);
+    if (server.uiUrl) out(`  Web UI:       ${server.uiUrl}`);
+    out(`  namespace:    ${server.namespace}`);
+    out(`  database:     ${server.dbFile === IN_MEMORY ? 'in memory (nothing kept)' : server.dbFile}`);
+    out('Point workers and clients at it with:');
+    out(`  export TEMPORAL_ADDRESS=${server.address}`);
+    out('Press Ctrl-C to stop.');
+
+    const outcome = await new Promise<'signal' | 'exited'>((resolve) => {
+      if (signalled) return resolve('signal');
+      onSignal = (sig) => {
+        signalled = sig;
+        resolve('signal');
+      };
+      // On Ctrl-C the server (same process group) gets SIGINT too and may exit before our own
+      // handler runs: give the signal a moment to arrive before calling the exit unexpected.
+      server.process.once('exit', () => setTimeout(() => resolve('exited'), 500));
+    });
+    if (outcome === 'exited' && !signalled) {
+      err(`the Temporal dev server exited unexpectedly (code ${server.process.exitCode ?? server.process.signalCode})`);
+      await server.stop();
+      return 1;
+    }
+    out(`\nreceived ${signalled}, stopping the Temporal dev server...`);
+    await server.stop();
+    out('stopped.');
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', handler);
+    process.removeListener('SIGTERM', handler);
+  }
+}

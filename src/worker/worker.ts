@@ -1,0 +1,134 @@
+/**
+ * Wiring only: one process, three Temporal workers (DESIGN §1) sharing one connection —
+ * workflows on `agent`, model calls on `agent-model`, tools on `agent-tools`.
+ */
+import { readFileSync } from 'node:fs';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { TASK_QUEUES } from '../shared/api';
+import { DEFAULT_PRICING, type PricingTable } from '../shared/pricing';
+import { createModelActivities } from '../activities/model';
+import { createToolActivities } from '../activities';
+import { createToolRegistry, type ToolDefinition } from '../activities/tools';
+
+export interface CreateWorkerOptions {
+  /** An existing connection; otherwise one is opened to `address`. */
+  connection?: NativeConnection;
+  address?: string;
+  namespace?: string;
+  /** Tools registered in addition to the built-ins. */
+  tools?: ToolDefinition[];
+  /** Model endpoint; defaults to OPENAI_BASE_URL / OPENAI_API_KEY. Secrets stay on workers (D9). */
+  model?: { baseURL?: string; apiKey?: string; streamIdleTimeoutMs?: number };
+  /** JSON file overriding/extending the pricing table (DURABLE_AGENT_PRICING_FILE). */
+  pricingFile?: string;
+  /** A prebuilt workflow bundle (tests build it once); otherwise the workflows are bundled here. */
+  workflowBundle?: { code: string } | { codePath: string };
+  /** Which of the three workers to run (default all). Tools run where the workspace is (D8). */
+  roles?: ('workflow' | 'model' | 'tools')[];
+  toolsTaskQueue?: string;
+  /** Global cap on model calls per second across all workers of the model queue. */
+  maxModelCallsPerSecond?: number;
+  identity?: string;
+  log?: (line: string) => void;
+}
+
+export interface AgentWorker {
+  /** Runs until shutdown() or a fatal error. */
+  run(): Promise<void>;
+  shutdown(): void;
+  readonly connection: NativeConnection;
+}
+
+export function loadPricing(file: string | undefined): PricingTable {
+  if (!file) return DEFAULT_PRICING;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`pricing file ${file}: ${(e as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== 'object') throw new Error(`pricing file ${file}: expected an object of model → prices`);
+  const table: PricingTable = { ...DEFAULT_PRICING };
+  for (const [model, v] of Object.entries(parsed as Record<string, Record<string, unknown>>)) {
+    for (const field of ['input', 'output'] as const) {
+      if (typeof v?.[field] !== 'number') throw new Error(`pricing file ${file}: ${model}.${field}: expected a number (USD per million tokens)`);
+    }
+    table[model] = {
+      input: v.input as number,
+      output: v.output as number,
+      cacheRead: typeof v.cacheRead === 'number' ? v.cacheRead : (v.input as number),
+      cacheWrite: typeof v.cacheWrite === 'number' ? v.cacheWrite : (v.input as number),
+      contextWindow: typeof v.contextWindow === 'number' ? v.contextWindow : 128_000,
+    };
+  }
+  return table;
+}
+
+/** Connect, retrying with backoff while the server is unreachable (not a crash loop). */
+export async function connectWithRetry(address: string, log: (line: string) => void, signal?: AbortSignal): Promise<NativeConnection> {
+  let delay = 1_000;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await NativeConnection.connect({ address });
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      log(`cannot reach the Temporal server at ${address} (${(e as Error).message.split('\n')[0]}); retrying in ${delay / 1000}s`);
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 30_000);
+    }
+  }
+}
+
+export async function createWorker(opts: CreateWorkerOptions = {}): Promise<AgentWorker> {
+  const log = opts.log ?? ((l: string) => console.error(l));
+  const address = opts.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+  const namespace = opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const connection = opts.connection ?? (await connectWithRetry(address, log));
+  const roles = new Set(opts.roles ?? ['workflow', 'model', 'tools']);
+  const common: Partial<WorkerOptions> = { connection, namespace, identity: opts.identity };
+  const workers: Worker[] = [];
+
+  if (roles.has('workflow')) {
+    workers.push(
+      await Worker.create({
+        ...common,
+        taskQueue: TASK_QUEUES.workflow,
+        ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+      }),
+    );
+  }
+  if (roles.has('model')) {
+    workers.push(
+      await Worker.create({
+        ...common,
+        taskQueue: TASK_QUEUES.model,
+        activities: createModelActivities({
+          baseURL: opts.model?.baseURL ?? process.env.OPENAI_BASE_URL,
+          apiKey: opts.model?.apiKey ?? process.env.OPENAI_API_KEY,
+          pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
+          streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
+        }),
+        ...(opts.maxModelCallsPerSecond ? { maxTaskQueueActivitiesPerSecond: opts.maxModelCallsPerSecond } : {}),
+      }),
+    );
+  }
+  if (roles.has('tools')) {
+    workers.push(
+      await Worker.create({
+        ...common,
+        taskQueue: opts.toolsTaskQueue ?? TASK_QUEUES.tools,
+        activities: createToolActivities(createToolRegistry(opts.tools ?? [])),
+      }),
+    );
+  }
+
+  return {
+    connection,
+    run: async () => {
+      await Promise.all(workers.map((w) => w.run()));
+    },
+    shutdown: () => {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+// The workflow bundle's entry point: everything exported here is a workflow type.
+export { agentSession } from './session';
