@@ -22,6 +22,14 @@ export const AGENT_SEARCH_ATTRIBUTES = {
   AgentBatchId: 'Keyword',
 } as const;
 
+/** temporal.api.enums.v1.IndexedValueType numbers, for operatorService.addSearchAttributes. */
+const INDEXED_VALUE_TYPE: Record<(typeof AGENT_SEARCH_ATTRIBUTES)[keyof typeof AGENT_SEARCH_ATTRIBUTES], number> = {
+  Keyword: 2,
+  Int: 3,
+  Double: 4,
+};
+type AddSearchAttributesRequest = Parameters<Connection['operatorService']['addSearchAttributes']>[0];
+
 export const DEFAULT_DB_FILE = path.join('.durable-agent', 'temporal.db');
 export const IN_MEMORY = ':memory:';
 const HOST = '127.0.0.1';
@@ -176,8 +184,9 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   }
 
   let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  // 'close' (not 'exit'): the output pipes are drained by then, so the tail is complete.
   const exited = new Promise<void>((resolve) => {
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       exitInfo = { code, signal };
       resolve();
     });
@@ -237,6 +246,31 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   };
 }
 
+/** One readiness probe: frontend answers and our search attributes are visible in `namespace`.
+ *  With `addMissing`, registers missing attributes first: start-dev registers --search-attribute
+ *  only when it creates the namespace, so a database file made before an attribute joined our
+ *  list lacks it. */
+async function probe(address: string, namespace: string, addMissing: boolean): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: '3s' });
+  try {
+    await connection.workflowService.getSystemInfo({});
+    const res = await connection.operatorService.listSearchAttributes({ namespace });
+    const have = Object.keys(res.customAttributes ?? {});
+    const missing = (Object.keys(AGENT_SEARCH_ATTRIBUTES) as (keyof typeof AGENT_SEARCH_ATTRIBUTES)[]).filter(
+      (name) => !have.includes(name),
+    );
+    if (missing.length === 0) return;
+    if (addMissing) {
+      const searchAttributes: Record<string, number> = {};
+      for (const name of missing) searchAttributes[name] = INDEXED_VALUE_TYPE[AGENT_SEARCH_ATTRIBUTES[name]];
+      await connection.operatorService.addSearchAttributes({ namespace, searchAttributes } as AddSearchAttributesRequest);
+    }
+    throw new Error(`search attributes not visible yet: ${missing.join(', ')}`);
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
+}
+
 async function waitUntilReady(
   address: string,
   namespace: string,
@@ -245,28 +279,24 @@ async function waitUntilReady(
   exited: Promise<void>,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const wanted = Object.keys(AGENT_SEARCH_ATTRIBUTES);
+  const processEnded = exited.then(() => Promise.reject(new Error('server process ended')));
+  processEnded.catch(() => undefined);
   let lastError = 'no answer yet';
+  let frontendAnswered = false;
+  let triedAdding = false;
   while (Date.now() < deadline) {
     if (dead()) throw new Error('server process ended');
-    let connection: Connection | undefined;
+    const addMissing: boolean = frontendAnswered && !triedAdding;
+    triedAdding ||= addMissing;
     try {
-      const attempt = (async () => {
-        connection = await Connection.connect({ address, connectTimeout: '3s' });
-        await connection.workflowService.getSystemInfo({});
-        const res = await connection.operatorService.listSearchAttributes({ namespace });
-        const have = Object.keys(res.customAttributes ?? {});
-        const missing = wanted.filter((name) => !have.includes(name));
-        if (missing.length > 0) throw new Error(`search attributes not visible yet: ${missing.join(', ')}`);
-      })();
-      attempt.catch(() => undefined); // observed below; avoid an unhandled rejection if we stop racing
-      await Promise.race([attempt, exited.then(() => Promise.reject(new Error('server process ended')))]);
+      const attempt = probe(address, namespace, addMissing);
+      attempt.catch(() => undefined); // observed via the race; keeps a lost race from going unhandled
+      await Promise.race([attempt, processEnded]);
       return;
     } catch (err) {
       if (dead()) throw err;
       lastError = err instanceof Error ? err.message : String(err);
-    } finally {
-      await connection?.close().catch(() => undefined);
+      if (lastError.startsWith('search attributes not visible')) frontendAnswered = true;
     }
     await sleep(250);
   }
@@ -329,6 +359,10 @@ export async function runServerCommand(argv: string[]): Promise<number> {
   }
 
   let signalled: NodeJS.Signals | undefined;
+  // The server logs at warn level; show its errors while it runs, not the noise of shutting down.
+  const serverLog = (line: string): void => {
+    if (!signalled && /level=(ERROR|FATAL|DPANIC|PANIC)/.test(line)) err(`[temporal] ${line}`);
+  };
   let onSignal: (sig: NodeJS.Signals) => void = (sig) => {
     signalled = sig;
   };
@@ -344,6 +378,7 @@ export async function runServerCommand(argv: string[]): Promise<number> {
         ui: !values['no-ui'],
         dbFile: values.db ?? DEFAULT_DB_FILE,
         namespace: values.namespace ?? 'default',
+        log: serverLog,
       });
     } catch (e) {
       if (e instanceof PortInUseError) {

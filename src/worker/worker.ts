@@ -85,7 +85,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
   const namespace = opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
   const connection = opts.connection ?? (await connectWithRetry(address, log));
   const roles = new Set(opts.roles ?? ['workflow', 'model', 'tools']);
-  const common: Partial<WorkerOptions> = { connection, namespace, identity: opts.identity };
+  const common: Partial<WorkerOptions> = { connection, namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
   const workers: Worker[] = [];
 
   if (roles.has('workflow')) {

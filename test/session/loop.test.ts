@@ -2,7 +2,7 @@
  * The agent loop on a real dev server with the scripted model over HTTP: seed 000 §12's
  * checklist and seed 001 Phase 7's loop cases.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import type { AssistantMessage, SDKMessage, UserMessage } from '../../src/shared/events';
@@ -145,7 +145,7 @@ test('permission denied: the model gets an error result and the denial is report
   expect(toolResults(messages)[0]!.content).toMatch(/Permission to use Bash has not been granted/);
   expect(result.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: expect.any(String), tool_input: { command: 'touch should-not-exist' } }]);
   expect(kinds(messages)).toContain('system/permission_denied');
-  expect(require('node:fs').existsSync(path.join(ws, 'should-not-exist'))).toBe(false);
+  expect(existsSync(path.join(ws, 'should-not-exist'))).toBe(false);
 });
 
 test('empty tool_use: finish_reason tool_calls with no calls counts as end_turn', async () => {

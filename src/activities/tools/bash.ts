@@ -115,7 +115,9 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolExecContext): P
   const started = Date.now();
   return new Promise((resolve) => {
     const result: RunResult = { capture, exitCode: null, timedOut: false, aborted: false };
-    const child = ops.spawn('bash', ['-c', command], {
+    // stderr joins stdout inside the child, so the model sees them in the order they were written;
+    // `exec` keeps it one process, and the command text reaches the inner bash -c unchanged.
+    const child = ops.spawn('bash', ['-c', 'exec bash -c "$1" 2>&1', 'bash', command], {
       cwd: context.cwd,
       env,
       detached: true,

@@ -12,7 +12,7 @@ export const MODIFIED_MESSAGE =
 
 export type Freshness = { ok: true; stat: FileStat | null } | { ok: false; error: string };
 
-/** The file's stat (null when it does not exist yet), or why it must not be written. */
+/** The file's stat, or null when it does not exist yet. */
 export async function statTarget(fs: ToolFs, real: string): Promise<FileStat | null> {
   try {
     return await fs.stat(real);
@@ -22,6 +22,7 @@ export async function statTarget(fs: ToolFs, real: string): Promise<FileStat | n
   }
 }
 
+/** Whether the target may be written: new files always; existing ones only with a matching stamp. */
 export function checkFreshness(stat: FileStat | null, readStamp: number | undefined): Freshness {
   if (stat === null) return { ok: true, stat };
   if (stat.isDirectory) return { ok: false, error: 'EISDIR: illegal operation on a directory, write' };

@@ -122,7 +122,10 @@ export function createToolOps(options: ToolOpsOptions = {}): ToolOps {
   return {
     fs: options.fs ?? nodeFs,
     spawn: options.spawn ?? ((cmd, args, opts) => nodeSpawn(cmd, args, opts)),
-    baseEnv: options.baseEnv ?? process.env,
+    // Read at spawn time, not captured: the worker's environment as it is when a command runs.
+    get baseEnv() {
+      return options.baseEnv ?? process.env;
+    },
     scrubEnvNames: options.scrubEnvNames ?? parseScrubList(process.env[SCRUB_ENV_VAR]),
     ripgrep: options.ripgrep === undefined ? findExecutable('rg') : options.ripgrep,
   };

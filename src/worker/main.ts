@@ -1,0 +1,67 @@
+/**
+ * `durable-agent worker`: the three workers in one process, configured from the environment
+ * (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, OPENAI_BASE_URL, OPENAI_API_KEY,
+ * DURABLE_AGENT_PRICING_FILE). Stops gracefully on SIGINT/SIGTERM.
+ */
+import { parseArgs } from 'node:util';
+import { connectWithRetry, createWorker } from './worker';
+
+const USAGE = `usage: durable-agent worker [--address HOST:PORT] [--namespace NS] [--roles workflow,model,tools]
+  [--max-model-calls-per-second N]
+Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, OPENAI_BASE_URL, OPENAI_API_KEY, DURABLE_AGENT_PRICING_FILE,
+DURABLE_AGENT_SCRUB_ENV (extra variable names Bash children must not see).`;
+
+export async function runWorkerCommand(argv: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        address: { type: 'string' },
+        namespace: { type: 'string' },
+        roles: { type: 'string' },
+        'max-model-calls-per-second': { type: 'string' },
+      },
+      strict: true,
+    }).values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const roles = values.roles?.split(',').map((r) => r.trim());
+  const bad = roles?.find((r) => !['workflow', 'model', 'tools'].includes(r));
+  if (bad) {
+    console.error(`--roles: unknown role '${bad}' (expected workflow, model, tools)\n\n${USAGE}`);
+    return 2;
+  }
+  const rate = values['max-model-calls-per-second'];
+  if (rate !== undefined && !(Number(rate) > 0)) {
+    console.error(`--max-model-calls-per-second: expected a positive number, got '${rate}'`);
+    return 2;
+  }
+  const address = values.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+  const log = (l: string) => console.error(`[worker] ${l}`);
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const connection = await connectWithRetry(address, log, abort.signal).catch(() => undefined);
+  if (!connection) return 0;
+  const worker = await createWorker({
+    connection,
+    namespace: values.namespace,
+    roles: roles as ('workflow' | 'model' | 'tools')[] | undefined,
+    maxModelCallsPerSecond: rate ? Number(rate) : undefined,
+    log,
+  });
+  abort.signal.addEventListener('abort', () => {
+    log('shutting down: finishing in-flight tasks…');
+    worker.shutdown();
+  });
+  if (abort.signal.aborted) worker.shutdown();
+  log(`connected to ${address}; model endpoint ${process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}; ready`);
+  await worker.run();
+  await connection.close();
+  log('stopped');
+  return 0;
+}

@@ -1,0 +1,50 @@
+import { Connection } from '@temporalio/client';
+import { AGENT_SEARCH_ATTRIBUTES, PortInUseError, runServerCommand, startDevServer } from '../src/worker/dev-server';
+import { TEST_NAMESPACE, testAddress } from './helpers/server';
+
+describe('Temporal dev server', () => {
+  let connection: Connection;
+
+  beforeAll(async () => {
+    connection = await Connection.connect({ address: testAddress() });
+  });
+
+  afterAll(async () => {
+    await connection?.close();
+  });
+
+  it('answers and has our search attributes registered', async () => {
+    const info = await connection.workflowService.getSystemInfo({});
+    expect(info.serverVersion).toBeTruthy();
+
+    const res = await connection.operatorService.listSearchAttributes({ namespace: TEST_NAMESPACE });
+    const custom = res.customAttributes ?? {};
+    // temporal.api.enums.v1.IndexedValueType: KEYWORD=2, INT=3, DOUBLE=4
+    const expected: Record<string, number> = { Keyword: 2, Int: 3, Double: 4 };
+    for (const [name, type] of Object.entries(AGENT_SEARCH_ATTRIBUTES)) {
+      expect({ name, type: custom[name] }).toEqual({ name, type: expected[type] });
+    }
+  });
+
+  it('refuses a port that is already taken, before spawning anything', async () => {
+    const port = Number(testAddress().split(':').pop());
+    const attempt = startDevServer({ port, ui: false, dbFile: ':memory:' });
+    await expect(attempt).rejects.toBeInstanceOf(PortInUseError);
+    await expect(attempt).rejects.toThrow(`port ${port} is already in use`);
+    await expect(attempt).rejects.toThrow('--port');
+  });
+
+  it('`server` command: an unknown flag prints usage and returns 2', async () => {
+    const writes: string[] = [];
+    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      writes.push(String(chunk));
+      return true;
+    });
+    try {
+      await expect(runServerCommand(['--bogus'])).resolves.toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(writes.join('')).toContain('usage: durable-agent server');
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * Jest global setup: one real Temporal dev server for the whole run (never a mock), on free
+ * ports, in memory, without the UI. Its address reaches the test workers through
+ * TEMPORAL_TEST_ADDRESS (set here in the parent; jest workers inherit the environment).
+ *
+ * Set TEMPORAL_TEST_ADDRESS yourself to run the tests against a server you started
+ * (`durable-agent server`); it must have our search attributes.
+ */
+import { ensureTemporal } from '../scripts/ensure-temporal';
+import { startDevServer, type DevServer } from '../src/worker/dev-server';
+
+/** Dynamic config for tests: one task-queue partition, so a task lands on the partition the
+ *  worker polls without forwarding delays (the server default is 4). */
+export const TEST_DYNAMIC_CONFIG: Record<string, string | number | boolean> = {
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
+
+declare global {
+  var __durableAgentDevServer: DevServer | undefined;
+}
+
+export default async function globalSetup(): Promise<void> {
+  const preset = process.env.TEMPORAL_TEST_ADDRESS;
+  if (preset) {
+    process.stderr.write(`\n[global-setup] using the Temporal server at TEMPORAL_TEST_ADDRESS=${preset}\n`);
+    return;
+  }
+  const started = Date.now();
+  process.stderr.write('\n[global-setup] finding the Temporal CLI...\n');
+  const temporalBin = await ensureTemporal();
+  const tail: string[] = [];
+  const server = await startDevServer({
+    temporalBin,
+    dbFile: ':memory:',
+    ui: false,
+    dynamicConfig: TEST_DYNAMIC_CONFIG,
+    log: (line) => {
+      tail.push(line);
+      if (tail.length > 200) tail.shift();
+    },
+  });
+  globalThis.__durableAgentDevServer = server;
+  process.env.TEMPORAL_TEST_ADDRESS = server.address;
+  process.stderr.write(
+    `[global-setup] Temporal dev server at ${server.address} (pid ${server.process.pid}), ready in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+  );
+}
