@@ -41,7 +41,7 @@ function looksLikeContextOverflow(message: string): boolean {
 export function classifyModelError(err: unknown): Classified {
   if (err instanceof APIError && !(err instanceof APIConnectionError) && !(err instanceof APIUserAbortError)) {
     const status = err.status ?? null;
-    const message = `${status ?? ''} ${err.message}`.trim();
+    const message = err.message;
     if (status !== null && NON_RETRYABLE[status]) {
       const type = status === 400 && looksLikeContextOverflow(err.message) ? 'ContextOverflow' : NON_RETRYABLE[status]!;
       return { failure: ApplicationFailure.nonRetryable(message, type), status, retryable: false };

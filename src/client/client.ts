@@ -13,19 +13,22 @@ export interface ConnectOptions {
   address?: string;
   namespace?: string;
   connection?: Connection;
+  /** Workflow task queue sessions start on (default `agent`). */
+  taskQueue?: string;
 }
 
 export class DurableAgentClient {
   private constructor(
     readonly client: Client,
     private readonly ownsConnection: boolean,
+    readonly taskQueue: string = api.TASK_QUEUES.workflow,
   ) {}
 
   static async connect(opts: ConnectOptions = {}): Promise<DurableAgentClient> {
     const connection =
       opts.connection ?? (await Connection.connect({ address: opts.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
     const namespace = opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
-    return new DurableAgentClient(new Client({ connection, namespace }), !opts.connection);
+    return new DurableAgentClient(new Client({ connection, namespace }), !opts.connection, opts.taskQueue ?? process.env.DURABLE_AGENT_TASK_QUEUE);
   }
 
   /** Validate options, start the session workflow, and return its handle. */
@@ -38,7 +41,7 @@ export class DurableAgentClient {
     const sessionId = config.sessionId ?? `session-${randomUUID()}`;
     const handle = await this.client.workflow.start(api.WORKFLOW_TYPE, {
       workflowId: sessionId,
-      taskQueue: api.TASK_QUEUES.workflow,
+      taskQueue: this.taskQueue,
       args: [{ ...config, sessionId }],
     });
     return new SessionHandle(this.client, sessionId, handle as WorkflowHandle);

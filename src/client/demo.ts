@@ -7,6 +7,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startDevServer, type DevServer } from '../worker/dev-server';
 import { createWorker } from '../worker/worker';
 import { loadScenarioFile, startScriptedModel, type ScriptedModel } from '../testing/scripted-model';
@@ -36,6 +37,8 @@ export async function runDemo(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  // The SDK's worker lifecycle logs would drown the session; keep its warnings and errors.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const color = Boolean(process.stdout.isTTY);
   const step = (s: string) => console.log(color ? `\x1b[2m${s}\x1b[0m` : s);
   const workspace = mkdtempSync(path.join(tmpdir(), 'durable-agent-demo-'));

@@ -2,7 +2,7 @@
  * Activity signatures, shared by the workflow (which proxies them) and the worker (which
  * implements them). Inputs are small by design: the model activity carries no messages (D1).
  */
-import type { AssistantReply } from './messages';
+import type { AssistantReply, Usage } from './messages';
 import type { RunToolInput, ToolOutcome, ToolSpec } from './tools';
 
 export interface CallModelInput {
@@ -23,8 +23,33 @@ export interface CallModelInput {
   includePartialMessages: boolean;
 }
 
+export interface SummarizeInput {
+  /** Workflow id and run id: the activity reads messages [from, upTo) through the `prompt` query. */
+  sessionId: string;
+  runId: string;
+  /** Default 0. */
+  from?: number;
+  upTo: number;
+  model: string;
+  maxOutputTokens: number;
+}
+
+/** A summary of part of the transcript (`summarize` activity), recorded in history once. */
+export interface SummarizeResult {
+  summary: string;
+  /** The model hit `maxOutputTokens`: the summary's end is missing. */
+  truncated: boolean;
+  usage: Usage;
+  costUsd: number;
+  costBasis: 'table' | 'unknown';
+  model: string;
+  durationMs: number;
+}
+
 export interface ModelActivities {
   callModel(input: CallModelInput): Promise<AssistantReply>;
+  /** A model call without tools that summarizes messages [from, upTo) for compaction. */
+  summarize(input: SummarizeInput): Promise<SummarizeResult>;
 }
 
 export interface ToolActivities {

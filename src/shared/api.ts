@@ -2,7 +2,7 @@
  * The session workflow's public interface (DESIGN §4). Names are part of the contract: clients,
  * the CLI and other languages address the workflow by them.
  */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PermissionMode } from './config';
 import type { EventsPage } from './events';
 import type { Message } from './messages';
@@ -11,10 +11,45 @@ import type { ToolSpec } from './tools';
 export const WORKFLOW_TYPE = 'agentSession';
 export const TASK_QUEUES = { workflow: 'agent', model: 'agent-model', tools: 'agent-tools' } as const;
 
+/**
+ * The model and tool queues are named after the workflow's own queue (`agent` → `agent-model`,
+ * `agent-tools`), so separate deployments (or test runs) sharing a server never cross; a session
+ * may pin its tools to a workspace host's queue (`toolsTaskQueue`, DESIGN D8).
+ */
+export function taskQueuesFor(workflowQueue: string, toolsTaskQueue?: string) {
+  return { workflow: workflowQueue, model: `${workflowQueue}-model`, tools: toolsTaskQueue ?? `${workflowQueue}-tools` };
+}
+
 export const interruptSignal = defineSignal('interrupt');
 export const setModelSignal = defineSignal<[string]>('setModel');
 export const setPermissionModeSignal = defineSignal<[PermissionMode]>('setPermissionMode');
 export const setMaxThinkingTokensSignal = defineSignal<[number | null]>('setMaxThinkingTokens');
+/** A follow-up user message for an interactive session, fire-and-forget. */
+export const userMessageSignal = defineSignal<[UserInput]>('userMessage');
+/** Ends an interactive session once the current turn is over. */
+export const closeSignal = defineSignal('close');
+
+export interface UserInput {
+  text: string;
+  /** Client-chosen id; a message with an id already seen is accepted once (deduplicated). */
+  id?: string;
+}
+
+/**
+ * A follow-up user message, validated and acknowledged: returns the turn id the message starts
+ * (the same id again for a duplicate). Rejected when the session is closed or the text is empty.
+ */
+export const sendMessageUpdate = defineUpdate<{ turnId: string; duplicate: boolean }, [UserInput]>('sendMessage');
+
+/** Search attributes every session keeps up to date (registered by `durable-agent server`). */
+export const SEARCH_ATTRIBUTES = {
+  status: 'AgentStatus',
+  model: 'AgentModel',
+  turns: 'AgentTurns',
+  costUsd: 'AgentCostUsd',
+  batchId: 'AgentBatchId',
+} as const;
+
 /** Sent by the model activity when an attempt failed and Temporal will retry it. */
 export const apiRetrySignal = defineSignal<[ApiRetryNotice]>('apiRetry');
 

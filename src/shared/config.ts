@@ -50,6 +50,8 @@ export const SessionConfig = z
     platform: z.string().default('linux'),
     startedAt: z.string().optional(),
     batchId: z.string().optional(),
+    /** Run this session's tools on a specific queue, e.g. `agent-tools@host` where its workspace lives (D8). */
+    toolsTaskQueue: z.string().min(1).optional(),
   })
   .strict();
 export type SessionConfig = z.infer<typeof SessionConfig>;

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { TASK_QUEUES } from '../shared/api';
+import { TASK_QUEUES, taskQueuesFor } from '../shared/api';
 import { DEFAULT_PRICING, type PricingTable } from '../shared/pricing';
 import { createModelActivities } from '../activities/model';
 import { createToolActivities } from '../activities';
@@ -18,19 +18,35 @@ export interface CreateWorkerOptions {
   /** Tools registered in addition to the built-ins. */
   tools?: ToolDefinition[];
   /** Model endpoint; defaults to OPENAI_BASE_URL / OPENAI_API_KEY. Secrets stay on workers (D9). */
-  model?: { baseURL?: string; apiKey?: string; streamIdleTimeoutMs?: number };
+  model?: { baseURL?: string; apiKey?: string; streamIdleTimeoutMs?: number; heartbeatEveryMs?: number };
   /** JSON file overriding/extending the pricing table (DURABLE_AGENT_PRICING_FILE). */
   pricingFile?: string;
   /** A prebuilt workflow bundle (tests build it once); otherwise the workflows are bundled here. */
   workflowBundle?: { code: string } | { codePath: string };
   /** Which of the three workers to run (default all). Tools run where the workspace is (D8). */
   roles?: ('workflow' | 'model' | 'tools')[];
+  /** The workflow queue (default `agent`); the model and tools queues are named after it. */
+  taskQueue?: string;
+  /** Poll tools on this queue instead (e.g. `agent-tools@host`, DESIGN D8). */
   toolsTaskQueue?: string;
   /** Global cap on model calls per second across all workers of the model queue. */
   maxModelCallsPerSecond?: number;
   identity?: string;
   log?: (line: string) => void;
+  /** Temporal worker tuning per role (concurrency slots, workflow cache), passed through as is;
+   *  the SDK defaults (100 activities, 40 workflow tasks) cap a worker far below 1,000 sessions. */
+  tuning?: { workflow?: WorkflowWorkerTuning; model?: ActivityWorkerTuning; tools?: ActivityWorkerTuning };
 }
+
+export type WorkflowWorkerTuning = Pick<
+  WorkerOptions,
+  | 'maxCachedWorkflows'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'maxConcurrentWorkflowTaskPolls'
+  | 'workflowThreadPoolSize'
+  | 'stickyQueueScheduleToStartTimeout'
+>;
+export type ActivityWorkerTuning = Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentActivityTaskPolls'>;
 
 export interface AgentWorker {
   /** Runs until shutdown() or a fatal error. */
@@ -87,13 +103,18 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
   const roles = new Set(opts.roles ?? ['workflow', 'model', 'tools']);
   const common: Partial<WorkerOptions> = { connection, namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
   const workers: Worker[] = [];
+  const queues = taskQueuesFor(
+    opts.taskQueue ?? process.env.DURABLE_AGENT_TASK_QUEUE ?? TASK_QUEUES.workflow,
+    opts.toolsTaskQueue ?? process.env.DURABLE_AGENT_TOOLS_TASK_QUEUE,
+  );
 
   if (roles.has('workflow')) {
     workers.push(
       await Worker.create({
         ...common,
-        taskQueue: TASK_QUEUES.workflow,
+        taskQueue: queues.workflow,
         ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+        ...opts.tuning?.workflow,
       }),
     );
   }
@@ -101,14 +122,16 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
     workers.push(
       await Worker.create({
         ...common,
-        taskQueue: TASK_QUEUES.model,
+        taskQueue: queues.model,
         activities: createModelActivities({
           baseURL: opts.model?.baseURL ?? process.env.OPENAI_BASE_URL,
           apiKey: opts.model?.apiKey ?? process.env.OPENAI_API_KEY,
           pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
           streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
+          heartbeatEveryMs: opts.model?.heartbeatEveryMs,
         }),
         ...(opts.maxModelCallsPerSecond ? { maxTaskQueueActivitiesPerSecond: opts.maxModelCallsPerSecond } : {}),
+        ...opts.tuning?.model,
       }),
     );
   }
@@ -116,8 +139,9 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
     workers.push(
       await Worker.create({
         ...common,
-        taskQueue: opts.toolsTaskQueue ?? TASK_QUEUES.tools,
+        taskQueue: queues.tools,
         activities: createToolActivities(createToolRegistry(opts.tools ?? [])),
+        ...opts.tuning?.tools,
       }),
     );
   }

@@ -68,8 +68,9 @@ class Session {
   ) {
     const cfg = state.config;
     const heartbeatTimeout = cfg.heartbeatTimeoutMs;
+    const queues = api.taskQueuesFor(workflowInfo().taskQueue, cfg.toolsTaskQueue);
     this.modelActs = proxyActivities<ModelActivities>({
-      taskQueue: api.TASK_QUEUES.model,
+      taskQueue: queues.model,
       startToCloseTimeout: '15 minutes',
       heartbeatTimeout,
       // Interrupt must not wait for a hung provider: the turn ends at once, the activity hears
@@ -84,7 +85,7 @@ class Session {
       },
     });
     this.toolActs = proxyActivities<ToolActivities>({
-      taskQueue: api.TASK_QUEUES.tools,
+      taskQueue: queues.tools,
       // Bash allows 10 minutes per command; leave room for the kill and the report.
       startToCloseTimeout: '12 minutes',
       heartbeatTimeout,
@@ -222,7 +223,7 @@ class Session {
       try {
         reply = await this.inTurn(() => this.callModel());
       } catch (e) {
-        if (isCancellation(e) && state.interrupted) return 'interrupted';
+        if (isCancellation(e)) return state.interrupted ? 'interrupted' : 'aborted';
         if (e instanceof ActivityFailure) {
           this.errors.push(describeModelFailure(e));
           return 'model_error';
@@ -266,7 +267,7 @@ class Session {
             ),
           );
         } catch (e) {
-          if (!(isCancellation(e) && state.interrupted)) throw e;
+          if (!isCancellation(e)) throw e;
         }
       }
       const unanswered = overBudget
@@ -275,6 +276,7 @@ class Session {
       this.appendToolResults(step.calls.map((c) => results[c.id] ?? errorBlock(c, unanswered)));
       if (overBudget) return 'max_budget';
       if (state.interrupted) return 'interrupted';
+      if (CancellationScope.current().consideredCancelled) return 'aborted';
     }
   }
 

@@ -16,6 +16,7 @@ import type { ResultMessage, SDKMessage } from '../../src/shared/events';
 import { testAddress } from './server';
 
 let bundle: Promise<{ code: string }> | undefined;
+let harnessCount = 0;
 
 /** The workflow bundle, built once per jest worker (or read from the global setup's file). */
 export function workflowBundle(): Promise<{ code: string }> {
@@ -33,6 +34,8 @@ export interface Harness {
   model: ScriptedModel;
   worker: AgentWorker;
   address: string;
+  /** The workflow queue of this harness's worker (DURABLE_AGENT_TASK_QUEUE for spawned CLIs). */
+  taskQueue: string;
   /** A fresh temp dir for a session's workspace. */
   workspace(): string;
   /** Start a session playing `scenario` (added to the scripted model) and return its handle. */
@@ -57,15 +60,18 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}): Pro
   const address = testAddress();
   const model = await startScriptedModel({ scenarios: [] });
   const connection = await NativeConnection.connect({ address });
+  // Each harness gets its own queues: jest runs test files in parallel against one server.
+  const taskQueue = `agent-test-${process.pid}-${harnessCount++}`;
   const worker = await createWorker({
     connection,
+    taskQueue,
     workflowBundle: await workflowBundle(),
     ...opts,
     model: { baseURL: model.url, apiKey: 'test-key', ...opts.model },
     log: () => undefined,
   });
   const running = worker.run();
-  const client = await DurableAgentClient.connect({ connection: await Connection.connect({ address }) });
+  const client = await DurableAgentClient.connect({ connection: await Connection.connect({ address }), taskQueue });
   const root = mkdtempSync(path.join(tmpdir(), 'da-test-'));
   let n = 0;
   const workspace = () => mkdtempSync(path.join(root, `ws${n++}-`));
@@ -85,6 +91,7 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}): Pro
     model,
     worker,
     address,
+    taskQueue,
     workspace,
     start,
     async run(scenario, options) {
