@@ -6,13 +6,15 @@
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import OpenAI from 'openai';
-import { apiRetrySignal, promptQuery, type ApiRetryNotice, type PromptPage } from '../shared/api';
+import { apiRetrySignal, type ApiRetryNotice } from '../shared/api';
 import type { CallModelInput, ModelActivities } from '../shared/activities';
 import type { AssistantReply, ContentBlock, Message } from '../shared/messages';
 import { costOf, DEFAULT_CONTEXT_WINDOW, lookupPrice, type PricingTable } from '../shared/pricing';
 import type { ToolSpec } from '../shared/tools';
 import { mapFinishReason, toChatMessages, toChatTools, toToolUseBlocks, type PartialToolCall } from './chat-format';
 import { classifyModelError, expectedBackoffMs } from './model-errors';
+import { readPrompt } from './prompt-reader';
+import { summarize } from './summarize';
 
 export interface ModelDeps {
   /** OpenAI-compatible endpoint (`OPENAI_BASE_URL`) and key (`OPENAI_API_KEY`), from the worker's env. */
@@ -25,8 +27,6 @@ export interface ModelDeps {
   heartbeatEveryMs?: number;
 }
 
-const PAGE_BYTES = 2 * 1024 * 1024;
-
 export function createModelActivities(deps: ModelDeps): ModelActivities {
   // Temporal owns retries (DESIGN D2): the client must never retry on its own.
   const client = new OpenAI({ baseURL: deps.baseURL, apiKey: deps.apiKey ?? 'not-set', maxRetries: 0, timeout: 10 * 60_000 });
@@ -34,6 +34,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
     async callModel(input: CallModelInput): Promise<AssistantReply> {
       const ctx = Context.current();
       const prompt = await readPrompt(input);
+      if (input.appendUserText) prompt.messages.push({ role: 'user', content: input.appendUserText });
       const started = Date.now();
       try {
         return await streamCompletion(client, deps, input, prompt, started);
@@ -52,27 +53,8 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
         throw c.failure;
       }
     },
+    summarize: (input) => summarize(client, deps, input),
   };
-}
-
-/** Page through the workflow's `prompt` query (each answer stays under the gRPC limit). */
-async function readPrompt(input: CallModelInput): Promise<{ system: string; tools: ToolSpec[]; messages: Message[] }> {
-  const handle = Context.current().client.workflow.getHandle(input.sessionId, input.runId);
-  const messages: Message[] = [];
-  let first: PromptPage | undefined;
-  while (messages.length < input.upTo) {
-    const page = await handle.query(promptQuery, {
-      upTo: input.upTo,
-      start: messages.length,
-      maxBytes: PAGE_BYTES,
-      withTools: input.withTools && !first,
-    });
-    first ??= page;
-    if (page.messages.length === 0) throw new Error(`prompt query returned no messages at ${messages.length}/${input.upTo}`);
-    messages.push(...page.messages);
-  }
-  first ??= await handle.query(promptQuery, { upTo: 0, start: 0, maxBytes: PAGE_BYTES, withTools: input.withTools });
-  return { system: first.system, tools: first.tools, messages };
 }
 
 async function notifyRetry(input: CallModelInput, notice: ApiRetryNotice): Promise<void> {

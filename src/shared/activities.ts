@@ -16,6 +16,8 @@ export interface CallModelInput {
   maxThinkingTokens: number | null;
   /** Send the tool specs with the request (false for a final summary without tools). */
   withTools: boolean;
+  /** A user message added to this request only, not to the transcript (the final summary). */
+  appendUserText?: string;
   /** For `system/api_retry` events: the retry policy's attempt limit. */
   maxAttempts: number;
   initialIntervalMs: number;

@@ -1,2 +1,3 @@
 // The workflow bundle's entry point: everything exported here is a workflow type.
 export { agentSession } from './session';
+export { agentBatch, agentBatchJob } from './batch';

@@ -49,7 +49,11 @@ export function canonicalJson(x: unknown): string {
  * Append one turn's calls to the per-turn history and drop turns that have left the window, so
  * the carried history stays bounded.
  */
-export function recordTurn(history: string[][], calls: Pick<ToolUseBlock, 'name' | 'input' | 'raw_input'>[], window = 10): string[][] {
+export function recordTurn(
+  history: string[][],
+  calls: Pick<ToolUseBlock, 'name' | 'input' | 'raw_input'>[],
+  window = 10,
+): string[][] {
   const out = [...history, calls.map(callSignature)];
   let total = out.reduce((n, t) => n + t.length, 0);
   while (out.length > 1 && total - out[0]!.length >= window) total -= out.shift()!.length;

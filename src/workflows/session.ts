@@ -2,45 +2,47 @@
  * `agentSession`: one coding-agent session as a workflow. A thin interpreter over the pure
  * decisions in ./decide — every effect is an activity, every piece of conversation content is
  * recorded in history once (the model's reply as the `callModel` result, a tool's output as the
- * `runTool` result), and the model activity reads its prompt through the `prompt` query (D1).
+ * `runTool` result, a user message as its update/signal), and the model activity reads its
+ * prompt through the `prompt` query (DESIGN D1). Long sessions continue-as-new between turns,
+ * carrying one JSON-safe state (D7).
  */
 import {
-  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  condition,
+  continueAsNew,
+  allHandlersFinished,
   isCancellation,
-  proxyActivities,
-  setHandler,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import * as api from '../shared/api';
-import { ConfigError, parseSessionConfig, PermissionMode, type SessionOptions } from '../shared/config';
-import type { ModelActivities, ToolActivities } from '../shared/activities';
-import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/activities';
+import { ConfigError, parseSessionConfig, type SessionConfig, type SessionOptions } from '../shared/config';
 import type { ResultMessage } from '../shared/events';
-import type { AssistantReply, Message, ToolResultBlock, ToolUseBlock } from '../shared/messages';
-import type { ToolSpec } from '../shared/tools';
+import type { AssistantReply, ToolResultBlock } from '../shared/messages';
 import { buildSystemPrompt } from '../shared/system-prompt';
 import { todoWriteSpec } from '../shared/todo';
+import { DONE_REMINDER, FINAL_SUMMARY_PROMPT, taskCompleteSpec } from '../shared/done-tool';
 import { checkTermination, discardTruncatedToolCalls, resolveReply, visibleTools, type ExitReason } from './decide';
-import { accountReply, buildResult, EventLog, initialState, usageView, type LoopState } from './state';
+import { activitiesFor, describeModelFailure, retriesExhausted, type SessionActivities } from './activities';
+import { installHandlers, type SessionControl } from './handlers';
+import { indexSession } from './search-attributes';
+import { accountReply, buildResult, EventLog, initialState, type CarriedState, type LoopState } from './state';
 import { dispatchToolCalls, INTERRUPTED_RESULT } from './tools';
 
-const QUERY_PAGE_BYTES = 2 * 1024 * 1024; // stay well under the 4 MiB gRPC limit
+/** Events a new run keeps so a slow reader can catch up across continue-as-new. */
+const CARRIED_EVENTS = { count: 500, bytes: 256 * 1024 };
 
-export async function agentSession(options: SessionOptions): Promise<ResultMessage> {
-  const config = validate(options);
+export async function agentSession(options: SessionOptions, carried?: CarriedState): Promise<ResultMessage> {
   const info = workflowInfo();
-  const state = initialState(config, info.workflowId, Date.now());
-  const log = new EventLog(state, uuid4);
-  const session = new Session(state, log, info.runId);
-  session.installHandlers();
-  return session.run();
+  const state = carried?.state ?? initialState(validate(options), info.workflowId, Date.now());
+  const log = new EventLog(state, uuid4, carried?.recentEvents);
+  const session = new Session(state, log, info.runId, activitiesFor(state.config, info.taskQueue));
+  installHandlers(session);
+  return session.run(Boolean(carried));
 }
 
-function validate(options: SessionOptions) {
+function validate(options: SessionOptions): SessionConfig {
   try {
     return parseSessionConfig(options);
   } catch (e) {
@@ -49,164 +51,105 @@ function validate(options: SessionOptions) {
   }
 }
 
-class Session {
-  private turnScope: CancellationScope | undefined;
-  private status: api.SessionStatus = 'starting';
-  private exitReason: ExitReason | undefined;
-  private systemPrompt = '';
-  private tools: ToolSpec[] = [];
-  private readonly pending: { id: string; name: string }[] = [];
-  private readonly errors: string[] = [];
+class Session implements SessionControl {
+  turnScope: CancellationScope | undefined;
+  status: SessionControl['status'] = 'starting';
+  exitReason: ExitReason | undefined;
+  readonly pending: { id: string; name: string }[] = [];
+  private errors: string[] = [];
   private stopReason: ResultMessage['stop_reason'] = null;
-  private readonly modelActs: ModelActivities;
-  private readonly toolActs: ToolActivities;
+  private doneMessage: string | undefined;
+  private turnsThisRun = 0;
 
   constructor(
-    private readonly state: LoopState,
-    private readonly log: EventLog,
-    private readonly runId: string,
-  ) {
-    const cfg = state.config;
-    const heartbeatTimeout = cfg.heartbeatTimeoutMs;
-    const queues = api.taskQueuesFor(workflowInfo().taskQueue, cfg.toolsTaskQueue);
-    this.modelActs = proxyActivities<ModelActivities>({
-      taskQueue: queues.model,
-      startToCloseTimeout: '15 minutes',
-      heartbeatTimeout,
-      // Interrupt must not wait for a hung provider: the turn ends at once, the activity hears
-      // the cancellation on its next heartbeat.
-      cancellationType: ActivityCancellationType.TRY_CANCEL,
-      retry: {
-        maximumAttempts: cfg.retry.maxAttempts,
-        initialInterval: cfg.retry.initialIntervalMs,
-        maximumInterval: cfg.retry.maximumIntervalMs,
-        backoffCoefficient: 2,
-        nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS],
-      },
-    });
-    this.toolActs = proxyActivities<ToolActivities>({
-      taskQueue: queues.tools,
-      // Bash allows 10 minutes per command; leave room for the kill and the report.
-      startToCloseTimeout: '12 minutes',
-      heartbeatTimeout,
-      // An interrupted Bash command is confirmed dead before the turn's results are written.
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['ToolConfigError'] },
-    });
+    readonly state: LoopState,
+    readonly log: EventLog,
+    readonly runId: string,
+    private readonly acts: SessionActivities,
+  ) {}
+
+  async run(resumed: boolean): Promise<ResultMessage> {
+    const { state } = this;
+    if (!resumed) {
+      try {
+        await this.setUp();
+      } catch (e) {
+        if (!isCancellation(e)) throw e;
+        return this.finish('aborted');
+      }
+    }
+    for (;;) {
+      if (state.awaitingInput) {
+        this.setStatus('waiting_for_input');
+        if (!(await this.waitForInput())) {
+          this.setStatus('completed');
+          return state.lastResult ?? this.finish('end_turn');
+        }
+      }
+      this.setStatus('running');
+      const exit = await this.runTurn();
+      const result = this.finish(exit);
+      const terminal = exit === 'max_turns' || exit === 'max_budget' || exit === 'aborted';
+      if (!state.config.interactive || terminal || state.closed) return result;
+      state.awaitingInput = true;
+    }
   }
 
-  installHandlers(): void {
-    const { state, log } = this;
-    setHandler(api.interruptSignal, () => {
-      state.interrupted = true;
-      this.turnScope?.cancel();
+  private async setUp(): Promise<void> {
+    const { state } = this;
+    const cfg = state.config;
+    const all = await this.acts.tools.listTools();
+    const extra = [todoWriteSpec, ...(cfg.requireDoneTool ? [taskCompleteSpec] : [])];
+    state.tools = visibleTools([...all, ...extra], cfg);
+    state.systemPrompt = buildSystemPrompt(cfg, {
+      cwd: cfg.cwd,
+      additionalDirectories: cfg.additionalDirectories,
+      platform: cfg.platform,
+      date: new Date(state.startedAtMs).toISOString().slice(0, 10),
+      toolNames: state.tools.map((t) => t.name),
     });
-    setHandler(api.setModelSignal, (model) => {
-      if (typeof model !== 'string' || model.length === 0) {
-        log.emit({ type: 'system', subtype: 'warning', message: `setModel ignored: invalid model ${JSON.stringify(model)}` });
-        return;
-      }
-      if (model === state.model) return;
-      log.emit({ type: 'system', subtype: 'model_changed', model, previous_model: state.model, reason: 'set_model' });
-      state.model = model;
-    });
-    setHandler(api.setPermissionModeSignal, (mode) => {
-      const parsed = PermissionMode.safeParse(mode);
-      if (!parsed.success) {
-        log.emit({ type: 'system', subtype: 'warning', message: `setPermissionMode ignored: unknown mode ${JSON.stringify(mode)}` });
-        return;
-      }
-      state.permissionMode = parsed.data;
-    });
-    setHandler(api.setMaxThinkingTokensSignal, (tokens) => {
-      state.maxThinkingTokens = typeof tokens === 'number' && tokens >= 0 ? tokens : null;
-    });
-    setHandler(api.apiRetrySignal, (n) => {
-      log.emit({
-        type: 'system',
-        subtype: 'api_retry',
-        attempt: n.attempt,
-        max_retries: n.maxRetries,
-        retry_delay_ms: n.retryDelayMs,
-        error_status: n.errorStatus,
-        error: n.error,
-      });
-    });
-    setHandler(api.usageQuery, () => usageView(state));
-    setHandler(api.turnCountQuery, () => state.turnCount);
-    setHandler(api.stateQuery, () => ({
-      status: this.status,
-      exitReason: this.exitReason,
+    this.emitInit();
+  }
+
+  private emitInit(): void {
+    const { state } = this;
+    this.log.emit({
+      type: 'system',
+      subtype: 'init',
+      cwd: state.config.cwd,
+      tools: state.tools.map((t) => t.name),
       model: state.model,
       permissionMode: state.permissionMode,
-      maxThinkingTokens: state.maxThinkingTokens,
-      turnCount: state.turnCount,
-      pendingTools: [...this.pending],
-      todos: state.todos,
-      messageCount: state.messages.length,
-    }));
-    setHandler(api.eventsQuery, (opts) => {
-      const events = byteBoundedPage(log.page(opts?.after, opts?.limit ?? 1000));
-      const last = events.length ? events[events.length - 1]!.seq : (opts?.after ?? -1);
-      return { events, nextSeq: last, done: this.status === 'completed' && last >= state.nextSeq - 1 };
+      mcp_servers: [],
     });
-    setHandler(api.transcriptQuery, (opts) => {
-      const start = opts?.start ?? 0;
-      return byteBoundedPage(state.messages.slice(start, start + (opts?.limit ?? state.messages.length)));
-    });
-    setHandler(api.promptQuery, ({ upTo, start, maxBytes, withTools }) => ({
-      system: this.systemPrompt,
-      tools: withTools ? this.tools : [],
-      messages: byteBoundedPage(state.messages.slice(start, upTo), Math.min(maxBytes, QUERY_PAGE_BYTES)),
-      start,
-      total: upTo,
-    }));
   }
 
-  async run(): Promise<ResultMessage> {
-    const { state, log } = this;
-    let exit: ExitReason;
-    try {
-      const all = await this.toolActs.listTools();
-      const cfg = state.config;
-      this.tools = visibleTools([...all, todoWriteSpec], cfg);
-      this.systemPrompt = buildSystemPrompt(cfg, {
-        cwd: cfg.cwd,
-        additionalDirectories: cfg.additionalDirectories,
-        platform: cfg.platform,
-        date: new Date(state.startedAtMs).toISOString().slice(0, 10),
-        toolNames: this.tools.map((t) => t.name),
-      });
-      this.status = 'running';
-      log.emit({
-        type: 'system',
-        subtype: 'init',
-        cwd: cfg.cwd,
-        tools: this.tools.map((t) => t.name),
-        model: state.model,
-        permissionMode: state.permissionMode,
-        mcp_servers: [],
-      });
-      exit = await this.loop();
-    } catch (e) {
-      if (!isCancellation(e)) throw e;
-      exit = state.interrupted ? 'interrupted' : 'aborted';
+  /** Interactive sessions: wait for a follow-up, `close`, or the idle timeout. */
+  private async waitForInput(): Promise<boolean> {
+    const { state } = this;
+    for (;;) {
+      const woke = await condition(
+        () => state.inbox.length > 0 || state.closed || this.shouldContinueAsNew(),
+        state.config.idleTimeoutMs,
+      );
+      if (!woke || (state.closed && state.inbox.length === 0)) return false;
+      if (state.inbox.length > 0) break;
+      await this.continueAsNewIfDue();
     }
-    this.exitReason = exit;
-    if (exit === 'interrupted') this.errors.push('The session was interrupted.');
-    if (exit === 'aborted') this.errors.push('The session was cancelled.');
-    if (exit === 'max_tokens') this.errors.push('The model hit its output token limit (max_tokens).');
-    if (exit === 'stop_sequence') this.errors.push('The model stopped at a stop sequence.');
-    if (exit === 'max_turns') this.errors.push(`Reached the maximum number of turns (${state.config.maxTurns}).`);
-    if (exit === 'max_budget') this.errors.push(`Reached the maximum budget ($${state.config.maxBudgetUsd}).`);
-    const result = log.emit(
-      buildResult(state, { exit, nowMs: Date.now(), stopReason: this.stopReason, errors: this.errors }),
-    ) as ResultMessage;
-    this.status = 'completed';
-    return result;
+    const inputs = state.inbox.splice(0, state.inbox.length);
+    const text = inputs.map((i) => i.text).join('\n\n');
+    state.messages.push({ role: 'user', content: text });
+    state.awaitingInput = false;
+    state.interrupted = false;
+    this.errors = [];
+    this.doneMessage = undefined;
+    this.emitInit();
+    this.log.emit({ type: 'user', message: { role: 'user', content: text }, parent_tool_use_id: null });
+    return true;
   }
 
-  private async loop(): Promise<ExitReason> {
+  /** The agent loop for one user turn: model → tools → … until a finish reason. */
+  private async runTurn(): Promise<ExitReason> {
     const { state, log } = this;
     for (;;) {
       const stop = checkTermination({
@@ -217,11 +160,14 @@ class Session {
         maxTurns: state.config.maxTurns,
         maxBudgetUsd: state.config.maxBudgetUsd,
       });
+      if (stop === 'max_turns' && state.config.finalSummary) await this.finalSummary();
       if (stop) return stop;
+      await this.continueAsNewIfDue();
+      this.flushNotices();
 
       let reply: AssistantReply;
       try {
-        reply = await this.inTurn(() => this.callModel());
+        reply = await this.inTurn(() => this.callModel(true));
       } catch (e) {
         if (isCancellation(e)) return state.interrupted ? 'interrupted' : 'aborted';
         if (e instanceof ActivityFailure) {
@@ -233,25 +179,27 @@ class Session {
       const content = reply.stop_reason === 'max_tokens' ? discardTruncatedToolCalls(reply.content) : reply.content;
       state.messages.push({ role: 'assistant', content });
       state.turnCount++;
+      this.turnsThisRun++;
       accountReply(state, reply);
+      state.lastPromptTokens = reply.usage.input_tokens + reply.usage.cache_read_input_tokens + reply.usage.cache_creation_input_tokens;
+      state.lastPromptMessageCount = state.messages.length - 1;
       this.stopReason = reply.stop_reason;
       this.warnIfUnpriced(reply);
       log.emit({
         type: 'assistant',
-        message: {
-          id: reply.id,
-          type: 'message',
-          role: 'assistant',
-          model: reply.model,
-          content,
-          stop_reason: reply.stop_reason,
-          usage: reply.usage,
-        },
+        message: { id: reply.id, type: 'message', role: 'assistant', model: reply.model, content, stop_reason: reply.stop_reason, usage: reply.usage },
         parent_tool_use_id: null,
       });
+      indexSession(state, 'running');
 
       const step = resolveReply({ stop_reason: reply.stop_reason, content });
-      if (step.type === 'finish') return step.exit;
+      if (step.type === 'finish') {
+        if (step.exit === 'end_turn' && state.config.requireDoneTool) {
+          state.pendingNotices.push(DONE_REMINDER);
+          continue;
+        }
+        return step.exit;
+      }
 
       // Budget is checked after every response, before its tools run (seed 000 §9).
       const overBudget = state.config.maxBudgetUsd !== undefined && state.costUsd >= state.config.maxBudgetUsd;
@@ -260,7 +208,14 @@ class Session {
         try {
           await this.inTurn(() =>
             dispatchToolCalls(
-              { state, log, specs: this.tools, runTool: (i) => this.toolActs.runTool(i), now: () => Date.now() },
+              {
+                state,
+                log,
+                specs: state.tools,
+                runTool: (i) => this.acts.tools.runTool(i),
+                now: () => Date.now(),
+                onDone: (m) => (this.doneMessage = m),
+              },
               step.calls,
               results,
               this.pending,
@@ -270,25 +225,40 @@ class Session {
           if (!isCancellation(e)) throw e;
         }
       }
-      const unanswered = overBudget
-        ? 'Not run: the session reached its maximum budget.'
-        : INTERRUPTED_RESULT;
-      this.appendToolResults(step.calls.map((c) => results[c.id] ?? errorBlock(c, unanswered)));
+      const unanswered = overBudget ? 'Not run: the session reached its maximum budget.' : INTERRUPTED_RESULT;
+      const blocks = step.calls.map((c) => results[c.id] ?? { type: 'tool_result' as const, tool_use_id: c.id, content: unanswered, is_error: true });
+      state.messages.push({ role: 'user', content: blocks });
+      log.emit({ type: 'user', message: { role: 'user', content: blocks }, parent_tool_use_id: null });
       if (overBudget) return 'max_budget';
       if (state.interrupted) return 'interrupted';
       if (CancellationScope.current().consideredCancelled) return 'aborted';
+      if (this.doneMessage !== undefined) return 'end_turn';
     }
   }
 
-  /** Every tool_use gets a tool_result, in call order, in one user message. */
-  private appendToolResults(blocks: ToolResultBlock[]): void {
-    const message: Message = { role: 'user', content: blocks };
-    this.state.messages.push(message);
-    this.log.emit({ type: 'user', message: { role: 'user', content: blocks }, parent_tool_use_id: null });
+  /** Notices (loop warnings, done-tool reminders) reach the model as a user message. */
+  private flushNotices(): void {
+    const { state } = this;
+    if (state.pendingNotices.length === 0) return;
+    const text = state.pendingNotices.splice(0).join('\n\n');
+    const last = state.messages[state.messages.length - 1]!;
+    if (last.role === 'user' && Array.isArray(last.content)) last.content.push({ type: 'text', text });
+    else state.messages.push({ role: 'user', content: text });
+  }
+
+  private async finalSummary(): Promise<void> {
+    try {
+      const reply = await this.inTurn(() => this.callModel(false, FINAL_SUMMARY_PROMPT));
+      accountReply(this.state, reply);
+      this.doneMessage = reply.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    } catch (e) {
+      if (isCancellation(e)) throw e;
+      this.errors.push(`The final summary could not be written: ${e instanceof ActivityFailure ? describeModelFailure(e) : String(e)}`);
+    }
   }
 
   /** Run one part of a turn in a scope `interrupt` can cancel without ending the workflow. */
-  private inTurn<T>(fn: () => Promise<T>): Promise<T> {
+  inTurn<T>(fn: () => Promise<T>): Promise<T> {
     return CancellationScope.cancellable(async () => {
       this.turnScope = CancellationScope.current();
       if (this.state.interrupted) this.turnScope.cancel();
@@ -296,17 +266,18 @@ class Session {
     });
   }
 
-  private async callModel(): Promise<AssistantReply> {
+  private async callModel(withTools: boolean, appendUserText?: string): Promise<AssistantReply> {
     const { state, log } = this;
     const call = (model: string) =>
-      this.modelActs.callModel({
+      this.acts.model.callModel({
         sessionId: state.sessionId,
         runId: this.runId,
         upTo: state.messages.length,
         model,
         maxOutputTokens: state.config.maxOutputTokens,
         maxThinkingTokens: state.maxThinkingTokens,
-        withTools: true,
+        withTools,
+        ...(appendUserText ? { appendUserText } : {}),
         maxAttempts: state.config.retry.maxAttempts,
         initialIntervalMs: state.config.retry.initialIntervalMs,
         maximumIntervalMs: state.config.retry.maximumIntervalMs,
@@ -324,6 +295,44 @@ class Session {
     }
   }
 
+  private shouldContinueAsNew(): boolean {
+    const every = this.state.config.continueAsNewEveryTurns;
+    return workflowInfo().continueAsNewSuggested || (every !== undefined && this.turnsThisRun >= every);
+  }
+
+  /** Between turns only: never while a handler runs, never mid-tool (D7). */
+  private async continueAsNewIfDue(): Promise<void> {
+    if (!this.shouldContinueAsNew()) return;
+    await condition(allHandlersFinished);
+    const carried: CarriedState = { state: this.state, recentEvents: this.log.tail(CARRIED_EVENTS.count, CARRIED_EVENTS.bytes) };
+    await continueAsNew<typeof agentSession>(this.state.config, carried);
+  }
+
+  private finish(exit: ExitReason): ResultMessage {
+    const { state } = this;
+    this.exitReason = exit;
+    const why: Partial<Record<ExitReason, string>> = {
+      interrupted: 'The session was interrupted.',
+      aborted: 'The session was cancelled.',
+      max_tokens: 'The model hit its output token limit (max_tokens).',
+      stop_sequence: 'The model stopped at a stop sequence.',
+      max_turns: `Reached the maximum number of turns (${state.config.maxTurns}).`,
+      max_budget: `Reached the maximum budget ($${state.config.maxBudgetUsd}).`,
+    };
+    if (why[exit]) this.errors.push(why[exit]!);
+    const result = this.log.emit(
+      buildResult(state, { exit, nowMs: Date.now(), stopReason: this.stopReason, errors: this.errors, resultText: this.doneMessage }),
+    ) as ResultMessage;
+    state.lastResult = result;
+    this.setStatus(state.config.interactive && !['max_turns', 'max_budget', 'aborted'].includes(exit) && !state.closed ? 'waiting_for_input' : 'completed');
+    return result;
+  }
+
+  private setStatus(status: SessionControl['status']): void {
+    this.status = status;
+    indexSession(this.state, status);
+  }
+
   private warnIfUnpriced(reply: AssistantReply): void {
     if (reply.costBasis !== 'unknown' || this.state.warnedModels.includes(reply.model)) return;
     this.state.warnedModels.push(reply.model);
@@ -333,33 +342,4 @@ class Session {
       message: `No price is known for model ${reply.model}: its cost is counted as $0 (costBasis 'unknown'). Add it to the worker's pricing file.`,
     });
   }
-}
-
-function errorBlock(call: ToolUseBlock, content: string): ToolResultBlock {
-  return { type: 'tool_result', tool_use_id: call.id, content, is_error: true };
-}
-
-function retriesExhausted(e: unknown): boolean {
-  return (
-    e instanceof ActivityFailure &&
-    (e.retryState === 'MAXIMUM_ATTEMPTS_REACHED' || e.retryState === 'TIMEOUT')
-  );
-}
-
-function describeModelFailure(e: ActivityFailure): string {
-  const cause = e.cause;
-  if (cause instanceof ApplicationFailure) {
-    return `Model request failed (${cause.type ?? 'error'}): ${cause.message}`;
-  }
-  return `Model request failed: ${cause?.message ?? e.message}`;
-}
-
-/** Trim a page so its JSON stays under `maxBytes` (always at least one item). */
-function byteBoundedPage<T>(items: T[], maxBytes = QUERY_PAGE_BYTES): T[] {
-  let bytes = 0;
-  for (let i = 0; i < items.length; i++) {
-    bytes += JSON.stringify(items[i]).length;
-    if (bytes > maxBytes && i > 0) return items.slice(0, i);
-  }
-  return items;
 }

@@ -3,7 +3,7 @@
  * version, so it can be carried through continue-as-new and read back by a newer worker.
  */
 import type { SessionConfig, PermissionMode } from '../shared/config';
-import type { SessionUsage, TodoItem } from '../shared/api';
+import type { SessionUsage, TodoItem, UserInput } from '../shared/api';
 import type { ModelUsageEntry, NewEvent, ResultMessage, SDKMessage } from '../shared/events';
 import { emptyUsage, type AssistantReply, type Message, type Usage } from '../shared/messages';
 import type { ToolSpec } from '../shared/tools';
@@ -30,12 +30,35 @@ export interface LoopState {
   /** Read-before-edit stamps: normalised path → mtime (ms) when last read or written. */
   fileStamps: Record<string, number>;
   todos: TodoItem[];
-  toolSpecs: ToolSpec[] | null;
   permissionDenials: ResultMessage['permission_denials'];
   interrupted: boolean;
   /** Next event sequence number; continues across runs. */
   nextSeq: number;
   warnedModels: string[];
+  /** Set once the worker's tools are known (first run); carried so later runs need no activity. */
+  systemPrompt: string;
+  tools: ToolSpec[];
+  /** Interactive sessions: follow-up messages not yet taken, ids already accepted, and flags. */
+  inbox: (UserInput & { turnId: string })[];
+  seenMessageIds: { id: string; turnId: string }[];
+  userTurns: number;
+  awaitingInput: boolean;
+  closed: boolean;
+  lastResult: ResultMessage | null;
+  /** Tool-call signatures of recent turns, for loop detection. */
+  loopHistory: string[][];
+  /** Prompt tokens the provider reported for the last call, and how many messages it covered. */
+  lastPromptTokens: number;
+  lastPromptMessageCount: number;
+  /** Set when a pending warning (loop detection, done-tool reminder) goes before the next call. */
+  pendingNotices: string[];
+  compactions: number;
+}
+
+/** What continue-as-new carries: the state plus the tail of the event log for slow readers. */
+export interface CarriedState {
+  state: LoopState;
+  recentEvents: SDKMessage[];
 }
 
 export function initialState(config: SessionConfig, sessionId: string, nowMs: number): LoopState {
@@ -55,21 +78,48 @@ export function initialState(config: SessionConfig, sessionId: string, nowMs: nu
     perModel: {},
     fileStamps: {},
     todos: [],
-    toolSpecs: null,
     permissionDenials: [],
     interrupted: false,
     nextSeq: 0,
     warnedModels: [],
+    systemPrompt: '',
+    tools: [],
+    inbox: [],
+    seenMessageIds: [],
+    userTurns: 1,
+    awaitingInput: false,
+    closed: false,
+    lastResult: null,
+    loopHistory: [],
+    lastPromptTokens: 0,
+    lastPromptMessageCount: 0,
+    pendingNotices: [],
+    compactions: 0,
   };
 }
 
 /** An append-only log of SDK messages, kept in memory and served by the `events` query. */
 export class EventLog {
-  readonly events: SDKMessage[] = [];
+  readonly events: SDKMessage[];
   constructor(
     private readonly state: LoopState,
     private readonly newUuid: () => string,
-  ) {}
+    carried: SDKMessage[] = [],
+  ) {
+    this.events = [...carried];
+  }
+
+  /** The newest events, at most `maxBytes` of JSON: what a new run keeps for slow readers. */
+  tail(maxCount: number, maxBytes: number): SDKMessage[] {
+    const out: SDKMessage[] = [];
+    let bytes = 0;
+    for (let i = this.events.length - 1; i >= 0 && out.length < maxCount; i--) {
+      bytes += JSON.stringify(this.events[i]).length;
+      if (bytes > maxBytes) break;
+      out.unshift(this.events[i]!);
+    }
+    return out;
+  }
 
   emit(e: NewEvent): SDKMessage {
     const msg = { ...e, uuid: this.newUuid(), session_id: this.state.sessionId, seq: this.state.nextSeq++ } as SDKMessage;
@@ -151,7 +201,7 @@ export function lastAssistantText(state: LoopState): string {
 
 export function buildResult(
   state: LoopState,
-  opts: { exit: ExitReason; nowMs: number; stopReason: ResultMessage['stop_reason']; errors: string[] },
+  opts: { exit: ExitReason; nowMs: number; stopReason: ResultMessage['stop_reason']; errors: string[]; resultText?: string },
 ): NewEvent & { type: 'result' } {
   const subtype = resultSubtype(opts.exit);
   const isError = subtype !== 'success';
@@ -166,7 +216,8 @@ export function buildResult(
     usage: { ...state.usage },
     modelUsage: JSON.parse(JSON.stringify(state.perModel)),
     permission_denials: [...state.permissionDenials],
-    ...(isError ? { errors: opts.errors } : { result: lastAssistantText(state) }),
+    ...(isError ? { errors: [...opts.errors] } : {}),
+    ...(!isError || opts.resultText !== undefined ? { result: opts.resultText ?? lastAssistantText(state) } : {}),
     stop_reason: opts.stopReason,
     exit_reason: opts.exit,
   };

@@ -7,6 +7,7 @@ import type { RunToolInput, ToolOutcome, ToolSpec } from '../shared/tools';
 import { normalizePath } from '../shared/tools';
 import { decide } from '../shared/permissions';
 import { TODO_RESULT, TODO_TOOL, TodoWriteInput } from '../shared/todo';
+import { DONE_TOOL, TaskCompleteInput } from '../shared/done-tool';
 import { invalidCallReason, scheduleBatches } from './decide';
 import type { EventLog, LoopState } from './state';
 import { recordFileStamps } from './state';
@@ -17,6 +18,8 @@ export interface ToolDispatchDeps {
   specs: ToolSpec[];
   runTool(input: RunToolInput): Promise<ToolOutcome>;
   now(): number;
+  /** Called when the model calls TaskComplete (requireDoneTool). */
+  onDone(message: string): void;
 }
 
 /** The result every call left unanswered gets when its turn is interrupted (DESIGN D5). */
@@ -83,6 +86,12 @@ async function runOne(deps: ToolDispatchDeps, call: ToolUseBlock): Promise<ToolR
   }
 
   if (call.name === TODO_TOOL) return runTodoWrite(state, call);
+  if (call.name === DONE_TOOL) {
+    const parsed = TaskCompleteInput.safeParse(call.input);
+    if (!parsed.success) return errorResult(call, 'InputValidationError: TaskComplete needs a non-empty `message`.');
+    deps.onDone(parsed.data.message);
+    return { type: 'tool_result', tool_use_id: call.id, content: 'Task marked complete.' };
+  }
 
   const started = deps.now();
   const progress = (status: 'started' | 'completed') =>

@@ -33,6 +33,9 @@ export interface Harness {
   client: DurableAgentClient;
   model: ScriptedModel;
   worker: AgentWorker;
+  /** Stop the worker (in-flight tasks finish) and start a new one on the same queues. */
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
   address: string;
   /** The workflow queue of this harness's worker (DURABLE_AGENT_TASK_QUEUE for spawned CLIs). */
   taskQueue: string;
@@ -62,15 +65,17 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}): Pro
   const connection = await NativeConnection.connect({ address });
   // Each harness gets its own queues: jest runs test files in parallel against one server.
   const taskQueue = `agent-test-${process.pid}-${harnessCount++}`;
-  const worker = await createWorker({
-    connection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    ...opts,
-    model: { baseURL: model.url, apiKey: 'test-key', ...opts.model },
-    log: () => undefined,
-  });
-  const running = worker.run();
+  const newWorker = async () =>
+    createWorker({
+      connection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      ...opts,
+      model: { baseURL: model.url, apiKey: 'test-key', ...opts.model },
+      log: () => undefined,
+    });
+  let worker: AgentWorker | undefined = await newWorker();
+  let running = worker.run();
   const client = await DurableAgentClient.connect({ connection: await Connection.connect({ address }), taskQueue });
   const root = mkdtempSync(path.join(tmpdir(), 'da-test-'));
   let n = 0;
@@ -89,7 +94,20 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}): Pro
   return {
     client,
     model,
-    worker,
+    get worker() {
+      if (!worker) throw new Error('the harness worker is stopped');
+      return worker;
+    },
+    async stopWorker() {
+      worker?.shutdown();
+      await running;
+      worker = undefined;
+    },
+    async startWorker() {
+      if (worker) throw new Error('the harness worker is already running');
+      worker = await newWorker();
+      running = worker.run();
+    },
     address,
     taskQueue,
     workspace,
@@ -103,7 +121,7 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}): Pro
       return { handle, messages, result };
     },
     async close() {
-      worker.shutdown();
+      worker?.shutdown();
       await running;
       await connection.close();
       await client.client.connection.close();

@@ -1,0 +1,48 @@
+/**
+ * How a model activity reads its prompt: through its workflow's `prompt` query, in pages that
+ * each stay under the gRPC message limit (DESIGN D1 — the activity's input carries no messages).
+ */
+import { Context } from '@temporalio/activity';
+import { promptQuery, type PromptPage } from '../shared/api';
+import type { Message } from '../shared/messages';
+import type { ToolSpec } from '../shared/tools';
+
+const PAGE_BYTES = 2 * 1024 * 1024;
+
+export interface PromptRef {
+  sessionId: string;
+  runId: string;
+  /** Read messages [from, upTo); `from` defaults to 0. */
+  from?: number;
+  upTo: number;
+  withTools: boolean;
+}
+
+export interface Prompt {
+  system: string;
+  tools: ToolSpec[];
+  messages: Message[];
+}
+
+/** Page through the workflow's `prompt` query (each answer stays under the gRPC limit). */
+export async function readPrompt(input: PromptRef): Promise<Prompt> {
+  const handle = Context.current().client.workflow.getHandle(input.sessionId, input.runId);
+  const from = input.from ?? 0;
+  const messages: Message[] = [];
+  let first: PromptPage | undefined;
+  while (from + messages.length < input.upTo) {
+    const page = await handle.query(promptQuery, {
+      upTo: input.upTo,
+      start: from + messages.length,
+      maxBytes: PAGE_BYTES,
+      withTools: input.withTools && !first,
+    });
+    first ??= page;
+    if (page.messages.length === 0) {
+      throw new Error(`prompt query returned no messages at ${from + messages.length}/${input.upTo}`);
+    }
+    messages.push(...page.messages);
+  }
+  first ??= await handle.query(promptQuery, { upTo: 0, start: 0, maxBytes: PAGE_BYTES, withTools: input.withTools });
+  return { system: first.system, tools: first.tools, messages };
+}

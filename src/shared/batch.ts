@@ -1,0 +1,202 @@
+/**
+ * Batches: the shapes shared by the batch workflows (src/workflows/batch.ts) and the client that
+ * submits jobs (src/client/batch.ts). See the doc comment of src/workflows/batch.ts for why a batch
+ * is one coordinator workflow plus one small "job" workflow per job.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
+import { z } from 'zod';
+import { SEARCH_ATTRIBUTES } from './api';
+import { parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
+
+export const BATCH_WORKFLOW_TYPE = 'agentBatch';
+export const BATCH_JOB_WORKFLOW_TYPE = 'agentBatchJob';
+
+/** Batch and job ids: short, and without `/`, which joins them into workflow ids. */
+export const ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+export const ID_RULE = '1-64 characters: letters, digits, . _ : -';
+export const MAX_CONCURRENCY = 500;
+/** A job's options travel in its job workflow's input: stay far below the 2 MiB payload limit. */
+export const MAX_JOB_BYTES = 512 * 1024;
+
+/** Session id of a batch job: derived, so a job can never run twice (ids are unique). */
+export const sessionIdFor = (batchId: string, jobId: string): string => `${batchId}/${jobId}`;
+/** Workflow id of the job workflow that waits for a slot and then runs the session. */
+export const jobWorkflowIdFor = (batchId: string, jobId: string): string => `${batchId}/${jobId}/job`;
+
+/** Fields a job may not set: the batch derives them. */
+const RESERVED = ['sessionId', 'batchId', 'startedAt', 'resume', 'forkSession'] as const;
+
+/** One validated job: its id, its 1-based position in the file, and the session options. */
+export interface BatchJob {
+  id: string;
+  index: number;
+  options: SessionOptions;
+}
+
+/** A job that does not validate: `field` is the offending option (`(root)` for the line itself). */
+export class JobError extends Error {
+  constructor(
+    message: string,
+    readonly field: string,
+  ) {
+    super(message);
+    this.name = 'JobError';
+  }
+}
+
+/**
+ * Validate one job (an object of session options plus an optional `id`) exactly as the session
+ * will, so nothing starts unless every job would. `index` is the job's 1-based position; the
+ * default id is `job-<index>`. Relative paths must already be resolved by the caller.
+ */
+export function parseJob(raw: unknown, opts: { index: number; batchId: string; platform: string }): BatchJob {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new JobError('expected an object of session options', '(root)');
+  const { id: rawId, ...rest } = raw as Record<string, unknown>;
+  if (rawId !== undefined && (typeof rawId !== 'string' || !ID_PATTERN.test(rawId))) {
+    throw new JobError(`id: expected ${ID_RULE}, got ${JSON.stringify(rawId)}`, 'id');
+  }
+  const id = (rawId as string | undefined) ?? `job-${opts.index}`;
+  for (const key of RESERVED) {
+    if (key in rest) throw new JobError(`${key}: not allowed in a batch job (the batch sets it)`, key);
+  }
+  const options = { platform: opts.platform, ...rest } as SessionOptions;
+  try {
+    parseSessionConfig({ ...options, sessionId: sessionIdFor(opts.batchId, id), batchId: opts.batchId });
+  } catch (e) {
+    const field = (e as { field?: string }).field ?? '(root)';
+    throw new JobError((e as Error).message.replace(/^invalid session config: /, ''), field);
+  }
+  if (JSON.stringify(options).length > MAX_JOB_BYTES) throw new JobError(`the job is larger than ${MAX_JOB_BYTES} bytes`, '(root)');
+  return { id, index: opts.index, options };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The coordinator workflow (`agentBatch`, workflow id = batch id)
+
+export const BatchSettings = z
+  .object({
+    batchId: z.string().regex(ID_PATTERN, ID_RULE),
+    concurrency: z.number().int().min(1).max(MAX_CONCURRENCY),
+    /** How many jobs the batch has; it completes once that many have finished. */
+    total: z.number().int().min(1),
+    /** Continue-as-new once a run's history has this many events (also when Temporal suggests it). */
+    eventsPerRun: z.number().int().min(100).default(2_000),
+  })
+  .strict();
+export type BatchSettings = z.infer<typeof BatchSettings>;
+
+/** What one run hands to the next: ids only, never job options or results. */
+export interface BatchCarried {
+  schemaVersion: 1;
+  concurrency: number;
+  /** Jobs whose job workflow asked for a slot, oldest first. */
+  waiting: string[];
+  /** Jobs holding a slot (at most `concurrency`). */
+  running: string[];
+  registered: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  costUsd: number;
+  turns: number;
+  runs: number;
+}
+
+export interface BatchInput extends z.input<typeof BatchSettings> {
+  carried?: BatchCarried;
+}
+
+/** Stored in the batch workflow's memo, so a re-submission can check it is the same batch. */
+export interface BatchMemo {
+  fingerprint: string;
+  total: number;
+}
+
+export interface BatchProgress {
+  batchId: string;
+  concurrency: number;
+  total: number;
+  /** Job workflows that have asked for a slot so far (the rest are not submitted yet). */
+  registered: number;
+  waiting: number;
+  running: string[];
+  completed: number;
+  failed: number;
+  cancelled: number;
+  costUsd: number;
+  turns: number;
+  /** This run's number (1 for the first); grows with each continue-as-new. */
+  run: number;
+  done: boolean;
+}
+
+export type JobStatus = 'completed' | 'failed' | 'cancelled';
+
+/** Sent by a job workflow when its session has ended: small, no result text. */
+export interface JobRelease {
+  jobId: string;
+  status: JobStatus;
+  costUsd: number;
+  turns: number;
+}
+
+export const acquireSignal = defineSignal<[{ jobId: string }]>('acquire');
+export const releaseSignal = defineSignal<[JobRelease]>('release');
+export const progressQuery = defineQuery<BatchProgress>('progress');
+export const setConcurrencyUpdate = defineUpdate<number, [number]>('setConcurrency');
+
+// ---------------------------------------------------------------------------------------------
+// The job workflow (`agentBatchJob`, workflow id = jobWorkflowIdFor(batch, job))
+
+export interface BatchJobInput {
+  batchId: string;
+  jobId: string;
+  index: number;
+  options: SessionOptions;
+}
+
+/** A job workflow's result: one line of `durable-agent results`. */
+export interface JobOutcome {
+  id: string;
+  index: number;
+  sessionId: string;
+  status: JobStatus;
+  subtype?: string;
+  result?: string;
+  turns: number;
+  costUsd: number;
+  error?: string;
+}
+
+export type JobState = 'waiting' | 'running' | 'done';
+
+export const grantSignal = defineSignal('grant');
+export const jobStateQuery = defineQuery<{ state: JobState; sessionId: string }>('jobState');
+
+// ---------------------------------------------------------------------------------------------
+// Search attributes a session carries from its start (the workflow keeps them current)
+
+const keys = {
+  status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, 'KEYWORD'),
+  model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model, 'KEYWORD'),
+  turns: defineSearchAttributeKey(SEARCH_ATTRIBUTES.turns, 'INT'),
+  costUsd: defineSearchAttributeKey(SEARCH_ATTRIBUTES.costUsd, 'DOUBLE'),
+  batchId: defineSearchAttributeKey(SEARCH_ATTRIBUTES.batchId, 'KEYWORD'),
+};
+
+/** Set at start, so `durable-agent ls` finds a session before its first upsert. */
+export function startSearchAttributes(config: Pick<SessionConfig, 'model' | 'batchId'>): SearchAttributePair[] {
+  return [
+    { key: keys.status, value: 'running' },
+    { key: keys.model, value: config.model },
+    { key: keys.turns, value: 0 },
+    { key: keys.costUsd, value: 0 },
+    ...(config.batchId ? [{ key: keys.batchId, value: config.batchId }] : []),
+  ];
+}
+
+/** Batch and job workflows carry only the batch id (so `AgentBatchId = X` finds all of a batch). */
+export function batchSearchAttributes(batchId: string): SearchAttributePair[] {
+  return [{ key: keys.batchId, value: batchId }];
+}

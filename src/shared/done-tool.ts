@@ -1,0 +1,26 @@
+/**
+ * TaskComplete: with `requireDoneTool`, a session ends only when the model calls this tool, so a
+ * reply without tool calls is not mistaken for "finished" (seed 004 §4.4). Runs in the workflow.
+ */
+import { z } from 'zod';
+import type { ToolSpec } from './tools';
+
+export const DONE_TOOL = 'TaskComplete';
+
+export const TaskCompleteInput = z
+  .object({ message: z.string().min(1).describe('A short report for the user: what was done and how it was checked') })
+  .describe('Finish the session.');
+
+export const taskCompleteSpec: ToolSpec = {
+  name: DONE_TOOL,
+  description: 'Call this once the task is complete and verified, with a short report for the user. The session ends after it.',
+  inputSchema: z.toJSONSchema(TaskCompleteInput) as Record<string, unknown>,
+  readOnly: true,
+};
+
+export const DONE_REMINDER =
+  'You replied without calling a tool. If the task is complete, call TaskComplete with your report; otherwise continue working with the tools.';
+
+export const FINAL_SUMMARY_PROMPT =
+  'You have reached the maximum number of turns for this session and cannot call tools any more. ' +
+  'Summarize for the user what you did, what state the work is in, and what remains to be done.';

@@ -1,0 +1,55 @@
+/**
+ * Activity proxies for a session, and how the loop reads their failures. Model calls and tools
+ * go to queues named after the session's own workflow queue (see `taskQueuesFor`).
+ */
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { taskQueuesFor } from '../shared/api';
+import type { SessionConfig } from '../shared/config';
+import type { ModelActivities, ToolActivities } from '../shared/activities';
+import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/activities';
+
+export interface SessionActivities {
+  model: ModelActivities;
+  tools: ToolActivities;
+}
+
+export function activitiesFor(cfg: SessionConfig, workflowQueue: string): SessionActivities {
+  const queues = taskQueuesFor(workflowQueue, cfg.toolsTaskQueue);
+  const heartbeatTimeout = cfg.heartbeatTimeoutMs;
+  return {
+    model: proxyActivities<ModelActivities>({
+      taskQueue: queues.model,
+      startToCloseTimeout: '15 minutes',
+      heartbeatTimeout,
+      // Interrupt must not wait for a hung provider: the turn ends at once and the activity
+      // hears the cancellation on its next heartbeat.
+      cancellationType: ActivityCancellationType.TRY_CANCEL,
+      retry: {
+        maximumAttempts: cfg.retry.maxAttempts,
+        initialInterval: cfg.retry.initialIntervalMs,
+        maximumInterval: cfg.retry.maximumIntervalMs,
+        backoffCoefficient: 2,
+        nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS],
+      },
+    }),
+    tools: proxyActivities<ToolActivities>({
+      taskQueue: queues.tools,
+      // Bash allows 10 minutes per command; leave room for the kill and the report.
+      startToCloseTimeout: '12 minutes',
+      heartbeatTimeout,
+      // An interrupted Bash command is confirmed dead before the turn's results are written.
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['ToolConfigError'] },
+    }),
+  };
+}
+
+export function retriesExhausted(e: unknown): boolean {
+  return e instanceof ActivityFailure && (e.retryState === 'MAXIMUM_ATTEMPTS_REACHED' || e.retryState === 'TIMEOUT');
+}
+
+export function describeModelFailure(e: ActivityFailure): string {
+  const cause = e.cause;
+  if (cause instanceof ApplicationFailure) return `Model request failed (${cause.type ?? 'error'}): ${cause.message}`;
+  return `Model request failed: ${cause?.message ?? e.message}`;
+}

@@ -1,0 +1,270 @@
+/**
+ * Batches: many sessions under one concurrency cap that the server enforces.
+ *
+ * Shape. A batch is one coordinator workflow, `agentBatch` (workflow id = batch id), and one small
+ * job workflow per job, `agentBatchJob` (id `<batch>/<job>/job`), which the submitting client
+ * starts. A job workflow asks the coordinator for a slot (`acquire` signal), waits for `grant`,
+ * runs its session as a child workflow (id `<batch>/<job>`), and hands the slot back (`release`).
+ *
+ * Why not send the jobs to the coordinator (an `addJobs` update) and let it start the sessions?
+ * Because of where the jobs' options would have to live. 10,000 jobs with long prompts are far
+ * more than the 2 MiB a continue-as-new can carry, so a coordinator holding them could only take
+ * them in a bounded window and the submitter would have to stay alive, feeding it, until the last
+ * job started — days, for a big batch. Here each job's options are stored once, durably, as the
+ * input of its own job workflow the moment it is submitted; after that the submitter may die or
+ * detach and the batch still runs to the end. And the coordinator could not await sessions it
+ * started in an earlier run (child handles do not survive continue-as-new; children must be
+ * abandoned to survive it at all); job workflows report back by signal, which always reaches the
+ * coordinator's current run.
+ *
+ * Idempotent submission. Job workflow ids derive from batch id + job id and are started with
+ * REJECT_DUPLICATE + USE_EXISTING, session ids likewise with REJECT_DUPLICATE: re-running the same
+ * submission starts only the job workflows that do not exist yet, and no job can run twice.
+ *
+ * Cap. The coordinator grants at most `concurrency` slots; a session exists only inside a granted
+ * job workflow and is closed before its slot is released, so no more than `concurrency` sessions
+ * of the batch ever run at once, whoever is or is not attached.
+ *
+ * History and carried state. Per job the coordinator records ~2 signals received, one signal
+ * sent (2 events) and its share of workflow tasks: about 8 events, no job content. It continues
+ * as new every `eventsPerRun` events (default 2,000, far under the 51,200 limit and Temporal's
+ * 4,096-event suggestion, which is honoured too), so a run's history stays small whatever the
+ * batch size. What it carries is counters plus the ids of waiting and running jobs: at most
+ * ~67 bytes per job (a 64-character id, quotes, comma), i.e. ≤ 0.7 MiB for 10,000 jobs all
+ * waiting, typically a few hundred KiB — under the 2 MiB payload limit without holding any job's
+ * options or result. Results stay in the job workflows (read by `durable-agent results`).
+ *
+ * Cancellation. Cancelling the coordinator cancels every job workflow it knows (waiting or
+ * running); each cancels its session (which ends with an `aborted` result) and releases its slot.
+ * The coordinator waits for those releases (bounded), then closes as cancelled; job workflows
+ * submitted later find no coordinator and end as cancelled without starting a session.
+ */
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  executeChild,
+  getExternalWorkflowHandle,
+  isCancellation,
+  ParentClosePolicy,
+  setHandler,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
+import { WORKFLOW_TYPE } from '../shared/api';
+import { parseSessionConfig } from '../shared/config';
+import type { ResultMessage } from '../shared/events';
+import {
+  acquireSignal,
+  BatchSettings,
+  grantSignal,
+  jobStateQuery,
+  jobWorkflowIdFor,
+  progressQuery,
+  releaseSignal,
+  sessionIdFor,
+  setConcurrencyUpdate,
+  startSearchAttributes,
+  MAX_CONCURRENCY,
+  type BatchCarried,
+  type BatchInput,
+  type BatchJobInput,
+  type BatchProgress,
+  type JobOutcome,
+  type JobRelease,
+  type JobState,
+} from '../shared/batch';
+
+/** Cancelling: how long to wait for cancelled jobs to hand their slots back. */
+const CANCEL_GRACE = '10 minutes';
+/** External cancel requests in flight at once (Temporal allows 2,000 pending per run). */
+const CANCEL_CHUNK = 200;
+
+export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
+  const settings = BatchSettings.parse({ batchId: input.batchId, concurrency: input.concurrency, total: input.total, eventsPerRun: input.eventsPerRun });
+  const s: BatchCarried = input.carried ?? {
+    schemaVersion: 1,
+    concurrency: settings.concurrency,
+    waiting: [],
+    running: [],
+    registered: 0,
+    completed: 0,
+    failed: 0,
+    cancelled: 0,
+    costUsd: 0,
+    turns: 0,
+    runs: 0,
+  };
+  s.runs++;
+  const waiting = new Set(s.waiting);
+  const running = new Set(s.running);
+  let cancelling = false;
+
+  const finished = () => s.completed + s.failed + s.cancelled >= settings.total && waiting.size === 0 && running.size === 0;
+  const progress = (): BatchProgress => ({
+    batchId: settings.batchId,
+    concurrency: s.concurrency,
+    total: settings.total,
+    registered: s.registered,
+    waiting: waiting.size,
+    running: [...running],
+    completed: s.completed,
+    failed: s.failed,
+    cancelled: s.cancelled,
+    costUsd: s.costUsd,
+    turns: s.turns,
+    run: s.runs,
+    done: finished(),
+  });
+
+  setHandler(acquireSignal, ({ jobId }) => {
+    if (typeof jobId !== 'string' || waiting.has(jobId) || running.has(jobId)) return;
+    waiting.add(jobId);
+    s.registered++;
+  });
+  setHandler(releaseSignal, (r: JobRelease) => {
+    if (!running.delete(r.jobId) && !waiting.delete(r.jobId)) return;
+    count(s, r.status, r.costUsd, r.turns);
+  });
+  setHandler(progressQuery, progress);
+  setHandler(setConcurrencyUpdate, (n) => (s.concurrency = n), {
+    validator: (n) => {
+      if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}`);
+    },
+  });
+
+  const canGrant = () => !cancelling && waiting.size > 0 && running.size < s.concurrency;
+  const historyFull = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= settings.eventsPerRun;
+
+  try {
+    for (;;) {
+      await condition(() => finished() || canGrant() || historyFull());
+      if (finished()) return progress();
+      const grants: Promise<void>[] = [];
+      // Sets iterate in insertion order: oldest waiting job first.
+      for (const jobId of waiting) {
+        if (running.size >= s.concurrency) break;
+        waiting.delete(jobId);
+        running.add(jobId);
+        grants.push(grant(settings.batchId, jobId, () => {
+          if (running.delete(jobId)) count(s, 'failed', 0, 0);
+        }));
+      }
+      await Promise.all(grants);
+      if (historyFull() && !canGrant()) {
+        await condition(allHandlersFinished);
+        s.waiting = [...waiting];
+        s.running = [...running];
+        await continueAsNew<typeof agentBatch>({ ...settings, carried: s });
+      }
+    }
+  } catch (e) {
+    if (!isCancellation(e)) throw e;
+    cancelling = true;
+    await CancellationScope.nonCancellable(() => cancelJobs(settings.batchId, waiting, running));
+    throw e;
+  }
+}
+
+function count(s: BatchCarried, status: JobRelease['status'], costUsd: number, turns: number): void {
+  if (status === 'completed') s.completed++;
+  else if (status === 'cancelled') s.cancelled++;
+  else s.failed++;
+  s.costUsd += typeof costUsd === 'number' ? costUsd : 0;
+  s.turns += typeof turns === 'number' ? turns : 0;
+}
+
+/** Tell a job workflow it may start; if it is gone (terminated by hand), free its slot. */
+async function grant(batchId: string, jobId: string, onGone: () => void): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(jobWorkflowIdFor(batchId, jobId)).signal(grantSignal);
+  } catch (e) {
+    if (isCancellation(e)) throw e;
+    onGone();
+  }
+}
+
+/** Cancel every known job workflow, including ones that register while we wait, then wait for their releases. */
+async function cancelJobs(batchId: string, waiting: Set<string>, running: Set<string>): Promise<void> {
+  const asked = new Set<string>();
+  const pending = () => [...waiting, ...running].filter((id) => !asked.has(id));
+  const deadline = Date.now() + 10 * 60_000;
+  while ((waiting.size > 0 || running.size > 0) && Date.now() < deadline) {
+    const ids = pending();
+    for (let i = 0; i < ids.length; i += CANCEL_CHUNK) {
+      await Promise.all(
+        ids.slice(i, i + CANCEL_CHUNK).map(async (id) => {
+          asked.add(id);
+          await getExternalWorkflowHandle(jobWorkflowIdFor(batchId, id))
+            .cancel()
+            .catch(() => {
+              // Already closed: its release is on the way or it will never come.
+              waiting.delete(id);
+              running.delete(id);
+            });
+        }),
+      );
+    }
+    await condition(() => (waiting.size === 0 && running.size === 0) || pending().length > 0, CANCEL_GRACE);
+  }
+}
+
+/** One job: wait for a slot, run the session as a child, hand the slot back, return the outcome. */
+export async function agentBatchJob(input: BatchJobInput): Promise<JobOutcome> {
+  const { batchId, jobId, index } = input;
+  const sessionId = sessionIdFor(batchId, jobId);
+  let state: JobState = 'waiting';
+  let granted = false;
+  setHandler(grantSignal, () => void (granted = true));
+  setHandler(jobStateQuery, () => ({ state, sessionId }));
+  const batch = getExternalWorkflowHandle(batchId);
+  const base = { id: jobId, index, sessionId, turns: 0, costUsd: 0 };
+
+  try {
+    await batch.signal(acquireSignal, { jobId });
+  } catch (e) {
+    state = 'done';
+    const why = isCancellation(e) ? 'the job was cancelled' : `batch ${batchId} is not running`;
+    return { ...base, status: 'cancelled', error: why };
+  }
+
+  let outcome: JobOutcome;
+  try {
+    await condition(() => granted);
+    state = 'running';
+    const config = parseSessionConfig({ ...input.options, sessionId, batchId, startedAt: new Date().toISOString() });
+    const result = (await executeChild(WORKFLOW_TYPE, {
+      workflowId: sessionId,
+      taskQueue: workflowInfo().taskQueue,
+      args: [config],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // If this job workflow is terminated, its session is asked to stop (it ends `aborted`).
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      typedSearchAttributes: startSearchAttributes(config),
+    })) as ResultMessage;
+    outcome = {
+      ...base,
+      status: result.subtype === 'success' ? 'completed' : result.exit_reason === 'aborted' ? 'cancelled' : 'failed',
+      subtype: result.subtype,
+      ...(result.result !== undefined ? { result: result.result } : {}),
+      ...(result.errors?.length ? { error: result.errors.join('; ') } : {}),
+      turns: result.num_turns,
+      costUsd: result.total_cost_usd,
+    };
+  } catch (e) {
+    outcome = isCancellation(e)
+      ? { ...base, status: 'cancelled', error: 'the job was cancelled' }
+      : { ...base, status: 'failed', error: describe(e) };
+  }
+  state = 'done';
+  const release: JobRelease = { jobId, status: outcome.status, costUsd: outcome.costUsd, turns: outcome.turns };
+  await CancellationScope.nonCancellable(() => batch.signal(releaseSignal, release)).catch(() => undefined);
+  return outcome;
+}
+
+function describe(e: unknown): string {
+  let msg = (e as Error)?.message ?? String(e);
+  for (let c = (e as { cause?: unknown })?.cause; c; c = (c as { cause?: unknown }).cause) msg = `${msg}: ${(c as Error).message}`;
+  return msg;
+}

@@ -1,0 +1,133 @@
+/**
+ * The session's signals, updates and queries (DESIGN §4). Handlers only record intent in state;
+ * the loop acts on it at its next safe point.
+ */
+import { CancellationScope, setHandler } from '@temporalio/workflow';
+import * as api from '../shared/api';
+import { PermissionMode } from '../shared/config';
+import type { EventLog, LoopState } from './state';
+import { usageView } from './state';
+import type { ExitReason } from './decide';
+
+const QUERY_PAGE_BYTES = 2 * 1024 * 1024; // stay well under the 4 MiB gRPC limit
+const REMEMBERED_MESSAGE_IDS = 1_000;
+
+/** What the handlers may see and touch of a running session. */
+export interface SessionControl {
+  readonly state: LoopState;
+  readonly log: EventLog;
+  readonly pending: { id: string; name: string }[];
+  turnScope: CancellationScope | undefined;
+  status: api.SessionStatus;
+  exitReason: ExitReason | undefined;
+}
+
+export function installHandlers(s: SessionControl): void {
+  const { state, log } = s;
+  setHandler(api.interruptSignal, () => {
+    state.interrupted = true;
+    s.turnScope?.cancel();
+  });
+  setHandler(api.setModelSignal, (model) => {
+    if (typeof model !== 'string' || model.length === 0) {
+      log.emit({ type: 'system', subtype: 'warning', message: `setModel ignored: invalid model ${JSON.stringify(model)}` });
+      return;
+    }
+    if (model === state.model) return;
+    log.emit({ type: 'system', subtype: 'model_changed', model, previous_model: state.model, reason: 'set_model' });
+    state.model = model;
+  });
+  setHandler(api.setPermissionModeSignal, (mode) => {
+    const parsed = PermissionMode.safeParse(mode);
+    if (!parsed.success) {
+      log.emit({ type: 'system', subtype: 'warning', message: `setPermissionMode ignored: unknown mode ${JSON.stringify(mode)}` });
+      return;
+    }
+    state.permissionMode = parsed.data;
+  });
+  setHandler(api.setMaxThinkingTokensSignal, (tokens) => {
+    state.maxThinkingTokens = typeof tokens === 'number' && tokens >= 0 ? tokens : null;
+  });
+  setHandler(api.apiRetrySignal, (n) => {
+    log.emit({
+      type: 'system',
+      subtype: 'api_retry',
+      attempt: n.attempt,
+      max_retries: n.maxRetries,
+      retry_delay_ms: n.retryDelayMs,
+      error_status: n.errorStatus,
+      error: n.error,
+    });
+  });
+
+  const accept = (input: api.UserInput): { turnId: string; duplicate: boolean } => {
+    const seen = input.id ? state.seenMessageIds.find((m) => m.id === input.id) : undefined;
+    if (seen) return { turnId: seen.turnId, duplicate: true };
+    const turnId = `turn-${++state.userTurns}`;
+    state.inbox.push({ ...input, turnId });
+    if (input.id) {
+      state.seenMessageIds.push({ id: input.id, turnId });
+      if (state.seenMessageIds.length > REMEMBERED_MESSAGE_IDS) state.seenMessageIds.shift();
+    }
+    return { turnId, duplicate: false };
+  };
+  setHandler(api.sendMessageUpdate, (input) => accept(input), {
+    validator: (input) => {
+      if (!input || typeof input.text !== 'string' || input.text.trim() === '') throw new Error('sendMessage: `text` must be a non-empty string');
+      if (input.id !== undefined && typeof input.id !== 'string') throw new Error('sendMessage: `id` must be a string');
+      if (!state.config.interactive) throw new Error('sendMessage: this session is not interactive (start it with interactive: true)');
+      const dup = input.id !== undefined && state.seenMessageIds.some((m) => m.id === input.id);
+      if ((state.closed || s.status === 'completed') && !dup) throw new Error('sendMessage: the session is closed');
+    },
+  });
+  setHandler(api.userMessageSignal, (input) => {
+    if (!state.config.interactive || state.closed || typeof input?.text !== 'string' || !input.text.trim()) {
+      log.emit({ type: 'system', subtype: 'warning', message: 'userMessage ignored: the session is not interactive, is closed, or the text is empty' });
+      return;
+    }
+    accept(input);
+  });
+  setHandler(api.closeSignal, () => {
+    state.closed = true;
+  });
+
+  setHandler(api.usageQuery, () => usageView(state));
+  setHandler(api.turnCountQuery, () => state.turnCount);
+  setHandler(api.stateQuery, () => ({
+    status: s.status,
+    exitReason: s.exitReason,
+    model: state.model,
+    permissionMode: state.permissionMode,
+    maxThinkingTokens: state.maxThinkingTokens,
+    turnCount: state.turnCount,
+    pendingTools: [...s.pending],
+    todos: state.todos,
+    messageCount: state.messages.length,
+  }));
+  setHandler(api.eventsQuery, (opts) => {
+    const events = byteBoundedPage(log.page(opts?.after, opts?.limit ?? 1000));
+    const last = events.length ? events[events.length - 1]!.seq : (opts?.after ?? -1);
+    return { events, nextSeq: last, done: s.status === 'completed' && last >= state.nextSeq - 1 };
+  });
+  setHandler(api.transcriptQuery, (opts) => {
+    const start = opts?.start ?? 0;
+    return byteBoundedPage(state.messages.slice(start, start + (opts?.limit ?? state.messages.length)));
+  });
+  setHandler(api.promptQuery, ({ upTo, start, maxBytes, withTools }) => ({
+    system: state.systemPrompt,
+    tools: withTools ? state.tools : [],
+    messages: byteBoundedPage(state.messages.slice(start, upTo), Math.min(maxBytes, QUERY_PAGE_BYTES)),
+    start,
+    total: upTo,
+  }));
+}
+
+/** Trim a page so its JSON stays under `maxBytes` (always at least one item). */
+function byteBoundedPage<T>(items: T[], maxBytes = QUERY_PAGE_BYTES): T[] {
+  let bytes = 0;
+  for (let i = 0; i < items.length; i++) {
+    bytes += JSON.stringify(items[i]).length;
+    if (bytes > maxBytes && i > 0) return items.slice(0, i);
+  }
+  return items;
+}
