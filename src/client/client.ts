@@ -1,34 +1,127 @@
 /**
- * The typed client: start a session, attach to one, stream its messages, steer it.
+ * The typed client: start a session, attach to one, list them, stream their messages, steer them.
  * Options are validated here, before anything starts (a bad field is named and nothing runs).
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import * as api from '../shared/api';
+import { startSearchAttributes } from '../shared/batch';
 import { parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
-import type { ResultMessage, SDKMessage } from '../shared/events';
+import type { EventsPage, ResultMessage, SDKMessage } from '../shared/events';
 import type { Message } from '../shared/messages';
+import { followEvents, quote } from './stream';
 
 export interface ConnectOptions {
+  /** `host:port`; default: the profile's, else TEMPORAL_ADDRESS, else localhost:7233. */
   address?: string;
   namespace?: string;
+  /** Temporal Cloud API key (turns TLS on); default: the profile's or TEMPORAL_API_KEY. */
+  apiKey?: string;
+  tls?: TLSConfig | boolean;
+  /** Profile in the Temporal config file (TOML; TEMPORAL_CONFIG_FILE or ~/.config/temporalio/temporal.toml). */
+  profile?: string;
+  configFile?: string;
+  /** Environment to read TEMPORAL_* variables from (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** Use this connection instead of opening one (it is not closed by close()). */
   connection?: Connection;
-  /** Workflow task queue sessions start on (default `agent`). */
+  /** The workers' workflow queue (default DURABLE_AGENT_TASK_QUEUE, else `agent`). */
   taskQueue?: string;
+}
+
+/** The connection settings `connect` would use: explicit options over profile over TEMPORAL_* variables. */
+export function resolveConnectOptions(opts: ConnectOptions = {}): {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  apiKey?: string;
+  tls?: TLSConfig | boolean;
+  metadata?: Record<string, string>;
+} {
+  const env = Object.fromEntries(Object.entries(opts.env ?? process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  const profile = loadClientConnectConfig({
+    ...(opts.profile ? { profile: opts.profile } : {}),
+    ...(opts.configFile ? { configSource: { path: opts.configFile } } : {}),
+    overrideEnvVars: env,
+  });
+  const c = profile.connectionOptions;
+  const apiKey = opts.apiKey ?? (typeof c.apiKey === 'string' ? c.apiKey : undefined);
+  const tls = opts.tls ?? c.tls ?? (opts.apiKey ? true : undefined);
+  return {
+    address: opts.address ?? c.address ?? 'localhost:7233',
+    namespace: opts.namespace ?? profile.namespace ?? 'default',
+    taskQueue: opts.taskQueue ?? env.DURABLE_AGENT_TASK_QUEUE ?? api.TASK_QUEUES.workflow,
+    ...(apiKey ? { apiKey } : {}),
+    ...(tls !== undefined ? { tls } : {}),
+    ...(c.metadata ? { metadata: c.metadata as Record<string, string> } : {}),
+  };
+}
+
+/** The session id is taken (a session with that id exists or existed); nothing was started. */
+export class SessionExistsError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`a session with id ${sessionId} already exists (choose another --id, or watch it)`);
+    this.name = 'SessionExistsError';
+  }
+}
+
+/** No session with that id. */
+export class SessionNotFoundError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`no session with id ${sessionId}`);
+    this.name = 'SessionNotFoundError';
+  }
+}
+
+export interface ListFilter {
+  /** AgentStatus: running, waiting_for_input, completed, failed, … (`running`/`waiting_for_input` also require an open workflow). */
+  status?: string;
+  batchId?: string;
+  model?: string;
+  /** Extra visibility query, ANDed. */
+  query?: string;
+  /** At most this many (default 100). */
+  limit?: number;
+}
+
+export interface SessionSummary {
+  sessionId: string;
+  runId: string;
+  status: string;
+  executionStatus: string;
+  model?: string;
+  turns?: number;
+  costUsd?: number;
+  batchId?: string;
+  startTime: Date;
+  closeTime?: Date;
 }
 
 export class DurableAgentClient {
   private constructor(
     readonly client: Client,
+    /** The workflow queue sessions (and batches) are started on. */
+    readonly taskQueue: string,
     private readonly ownsConnection: boolean,
-    readonly taskQueue: string = api.TASK_QUEUES.workflow,
   ) {}
 
   static async connect(opts: ConnectOptions = {}): Promise<DurableAgentClient> {
+    const settings = resolveConnectOptions(opts);
     const connection =
-      opts.connection ?? (await Connection.connect({ address: opts.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233' }));
-    const namespace = opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
-    return new DurableAgentClient(new Client({ connection, namespace }), !opts.connection, opts.taskQueue ?? process.env.DURABLE_AGENT_TASK_QUEUE);
+      opts.connection ??
+      (await Connection.connect({
+        address: settings.address,
+        ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
+        ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
+        ...(settings.metadata ? { metadata: settings.metadata } : {}),
+      }));
+    return new DurableAgentClient(new Client({ connection, namespace: settings.namespace }), settings.taskQueue, !opts.connection);
+  }
+
+  get namespace(): string {
+    return this.client.options.namespace;
   }
 
   /** Validate options, start the session workflow, and return its handle. */
@@ -38,13 +131,22 @@ export class DurableAgentClient {
       platform: options.platform ?? process.platform,
       startedAt: options.startedAt ?? new Date().toISOString(),
     });
-    const sessionId = config.sessionId ?? `session-${randomUUID()}`;
-    const handle = await this.client.workflow.start(api.WORKFLOW_TYPE, {
-      workflowId: sessionId,
-      taskQueue: this.taskQueue,
-      args: [{ ...config, sessionId }],
-    });
-    return new SessionHandle(this.client, sessionId, handle as WorkflowHandle);
+    const sessionId = config.sessionId ?? (config.resume && !config.forkSession ? config.resume : `session-${randomUUID()}`);
+    let handle: StartedHandle;
+    try {
+      handle = await this.client.workflow.start(api.WORKFLOW_TYPE, {
+        workflowId: sessionId,
+        taskQueue: this.taskQueue,
+        args: [{ ...config, sessionId }],
+        typedSearchAttributes: startSearchAttributes(config),
+        // A closed session's id may be reused only to resume it.
+        workflowIdReusePolicy: config.resume === sessionId ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+      });
+    } catch (e) {
+      if (e instanceof WorkflowExecutionAlreadyStartedError) throw new SessionExistsError(sessionId);
+      throw e;
+    }
+    return new SessionHandle(this.client, sessionId, handle);
   }
 
   /** Attach to an existing session by id (follows continue-as-new: the latest run is used). */
@@ -53,10 +155,42 @@ export class DurableAgentClient {
     try {
       await handle.describe();
     } catch (e) {
-      if (e instanceof WorkflowNotFoundError) throw new Error(`no session with id ${sessionId}`);
+      if (e instanceof WorkflowNotFoundError) throw new SessionNotFoundError(sessionId);
       throw e;
     }
     return new SessionHandle(this.client, sessionId, handle);
+  }
+
+  /** Sessions, newest first, found through visibility and our search attributes. */
+  async *list(filter: ListFilter = {}): AsyncGenerator<SessionSummary> {
+    const clauses = [`WorkflowType = ${quote(api.WORKFLOW_TYPE)}`];
+    if (filter.status) {
+      clauses.push(`${api.SEARCH_ATTRIBUTES.status} = ${quote(filter.status)}`);
+      if (filter.status === 'running' || filter.status === 'waiting_for_input') clauses.push(`ExecutionStatus = 'Running'`);
+    }
+    if (filter.batchId) clauses.push(`${api.SEARCH_ATTRIBUTES.batchId} = ${quote(filter.batchId)}`);
+    if (filter.model) clauses.push(`${api.SEARCH_ATTRIBUTES.model} = ${quote(filter.model)}`);
+    if (filter.query) clauses.push(`(${filter.query})`);
+    let n = 0;
+    const limit = filter.limit ?? 100;
+    if (limit <= 0) return;
+    for await (const w of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 1000) })) {
+      const sa = w.searchAttributes as Record<string, unknown[] | undefined>;
+      const one = <T>(name: string) => sa[name]?.[0] as T | undefined;
+      yield {
+        sessionId: w.workflowId,
+        runId: w.runId,
+        status: one<string>(api.SEARCH_ATTRIBUTES.status) ?? 'unknown',
+        executionStatus: w.status.name,
+        model: one<string>(api.SEARCH_ATTRIBUTES.model),
+        turns: one<number>(api.SEARCH_ATTRIBUTES.turns),
+        costUsd: one<number>(api.SEARCH_ATTRIBUTES.costUsd),
+        batchId: one<string>(api.SEARCH_ATTRIBUTES.batchId),
+        startTime: w.startTime,
+        closeTime: w.closeTime,
+      };
+      if (++n >= limit) return;
+    }
   }
 
   async close(): Promise<void> {
@@ -64,85 +198,81 @@ export class DurableAgentClient {
   }
 }
 
+/** A workflow handle; from start() it also names the first run. */
+export type StartedHandle = WorkflowHandle & { readonly firstExecutionRunId?: string };
+
 export class SessionHandle {
   constructor(
     private readonly client: Client,
     readonly sessionId: string,
-    readonly workflow: WorkflowHandle,
+    /** The handle it was started or found with (from start(): carries `firstExecutionRunId`). */
+    readonly workflow: StartedHandle,
   ) {}
 
-  /** A handle on the session's latest run (queries and signals always reach the current run). */
-  private latest(): WorkflowHandle {
+  /** The session's latest run: queries, signals and updates always reach the current run. */
+  private get latest(): WorkflowHandle {
     return this.client.workflow.getHandle(this.sessionId);
   }
 
   /**
-   * The session's messages as they happen: polls the `events` query and ends after the final
-   * `result`. `after` resumes from a sequence number (e.g. after a client restart).
+   * The session's messages as they happen: polls the `events` query, follows continue-as-new
+   * (sequence numbers continue across runs, so `after` works across them) and ends after the
+   * final `result`. `after` resumes from a sequence number (e.g. after a client restart).
    */
-  async *messages(opts: { after?: number; pollMs?: number } = {}): AsyncGenerator<SDKMessage> {
-    let after = opts.after;
-    const pollMs = opts.pollMs ?? 250;
-    for (;;) {
-      let page: Awaited<ReturnType<typeof this.events>>;
-      try {
-        page = await this.events({ after });
-      } catch (e) {
-        // The run may have finished and been closed before we read its last events.
-        if (await this.isClosed()) return;
-        throw e;
-      }
-      for (const e of page.events) {
-        after = e.seq;
-        yield e;
-      }
-      if (page.done) return;
-      if (page.events.length === 0) await new Promise((r) => setTimeout(r, pollMs));
-    }
+  messages(opts: { after?: number; pollMs?: number } = {}): AsyncGenerator<SDKMessage> {
+    return followEvents(this.client, this.sessionId, opts);
   }
 
-  private async isClosed(): Promise<boolean> {
-    const d = await this.latest().describe();
-    return d.status.name !== 'RUNNING';
-  }
-
-  events(opts: { after?: number; limit?: number } = {}) {
-    return this.latest().query(api.eventsQuery, opts);
+  events(opts: { after?: number; limit?: number } = {}): Promise<EventsPage> {
+    return this.latest.query(api.eventsQuery, opts);
   }
   interrupt(): Promise<void> {
-    return this.latest().signal(api.interruptSignal);
+    return this.latest.signal(api.interruptSignal);
   }
   setModel(model: string): Promise<void> {
-    return this.latest().signal(api.setModelSignal, model);
+    return this.latest.signal(api.setModelSignal, model);
   }
   setPermissionMode(mode: PermissionMode): Promise<void> {
-    return this.latest().signal(api.setPermissionModeSignal, mode);
+    return this.latest.signal(api.setPermissionModeSignal, mode);
   }
   setMaxThinkingTokens(tokens: number | null): Promise<void> {
-    return this.latest().signal(api.setMaxThinkingTokensSignal, tokens);
+    return this.latest.signal(api.setMaxThinkingTokensSignal, tokens);
+  }
+  /**
+   * A follow-up message for an interactive session, acknowledged by the workflow (the `sendMessage`
+   * update): resolves with the turn it starts; rejects (WorkflowUpdateFailedError) when the session
+   * is not interactive, is closed, or the text is empty. A repeated `id` is accepted once.
+   */
+  send(text: string, opts: { id?: string } = {}): Promise<{ turnId: string; duplicate: boolean }> {
+    return this.latest.executeUpdate(api.sendMessageUpdate, { args: [{ text, ...(opts.id ? { id: opts.id } : {}) }] });
+  }
+  /** Ends an interactive session once its current turn is over. */
+  close(): Promise<void> {
+    return this.latest.signal(api.closeSignal);
   }
   usage(): Promise<api.SessionUsage> {
-    return this.latest().query(api.usageQuery);
+    return this.latest.query(api.usageQuery);
   }
   turnCount(): Promise<number> {
-    return this.latest().query(api.turnCountQuery);
+    return this.latest.query(api.turnCountQuery);
   }
   state(): Promise<api.SessionState> {
-    return this.latest().query(api.stateQuery);
+    return this.latest.query(api.stateQuery);
   }
   async transcript(): Promise<Message[]> {
     const all: Message[] = [];
     for (;;) {
-      const page = await this.latest().query(api.transcriptQuery, { start: all.length });
+      const page = await this.latest.query(api.transcriptQuery, { start: all.length });
       if (page.length === 0) return all;
       all.push(...page);
     }
   }
-  /** The final result message (waits for the session to end). */
+  /** The final result message (waits for the session to end; follows continue-as-new). */
   result(): Promise<ResultMessage> {
-    return this.latest().result() as Promise<ResultMessage>;
+    return this.latest.result() as Promise<ResultMessage>;
   }
+  /** Cancel the session: the current turn stops and it ends with an `aborted` result. */
   cancel(): Promise<void> {
-    return this.latest().cancel().then(() => undefined);
+    return this.latest.cancel().then(() => undefined);
   }
 }

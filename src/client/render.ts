@@ -2,6 +2,7 @@
  * A readable, streaming rendering of SDK messages for terminals (colour only on a TTY).
  */
 import type { ResultMessage, SDKMessage } from '../shared/events';
+import { emptyUsage, type Message } from '../shared/messages';
 
 export interface RenderOptions {
   color: boolean;
@@ -90,4 +91,20 @@ export function renderSummary(r: ResultMessage, opts: RenderOptions): string[] {
       `  turns ${r.num_turns} · tokens ${tokens} (in ${r.usage.input_tokens}, cached ${r.usage.cache_read_input_tokens}, out ${r.usage.output_tokens}) · cost $${r.total_cost_usd.toFixed(6)} · ${(r.duration_ms / 1000).toFixed(1)}s`,
     ),
   ];
+}
+
+/** Render a transcript (`durable-agent show`): the prompt and follow-ups as `> …`, replies and tool results as in the live stream. */
+export function renderTranscript(messages: Message[], opts: RenderOptions): string[] {
+  const lines: string[] = [];
+  messages.forEach((m, i) => {
+    const stamp = { uuid: '', session_id: '', seq: i, parent_tool_use_id: null };
+    if (m.role === 'assistant') {
+      const content = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
+      const message = { id: '', type: 'message' as const, role: 'assistant' as const, model: '', content, stop_reason: 'end_turn' as const, usage: emptyUsage() };
+      lines.push(...renderMessage({ ...stamp, type: 'assistant', message }, opts));
+    } else {
+      lines.push(...renderMessage({ ...stamp, type: 'user', message: { role: 'user', content: m.content } }, opts));
+    }
+  });
+  return lines;
 }

@@ -3,7 +3,7 @@
  * submits jobs (src/client/batch.ts). See the doc comment of src/workflows/batch.ts for why a batch
  * is one coordinator workflow plus one small "job" workflow per job.
  */
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
 import { SEARCH_ATTRIBUTES } from './api';
@@ -144,7 +144,8 @@ export interface JobRelease {
 export const acquireSignal = defineSignal<[{ jobId: string }]>('acquire');
 export const releaseSignal = defineSignal<[JobRelease]>('release');
 export const progressQuery = defineQuery<BatchProgress>('progress');
-export const setConcurrencyUpdate = defineUpdate<number, [number]>('setConcurrency');
+/** Change the cap (a re-submission with another --concurrency); a signal, so no worker is needed to submit. */
+export const setConcurrencySignal = defineSignal<[number]>('setConcurrency');
 
 // ---------------------------------------------------------------------------------------------
 // The job workflow (`agentBatchJob`, workflow id = jobWorkflowIdFor(batch, job))

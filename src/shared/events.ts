@@ -80,6 +80,22 @@ export interface ModelChangedMessage extends Base {
   reason: 'set_model' | 'fallback';
 }
 
+export interface CompactBoundaryMessage extends Base {
+  type: 'system';
+  subtype: 'compact_boundary';
+  compact_metadata: { trigger: 'manual' | 'auto'; pre_tokens: number };
+  /** Ours: how many messages the summary replaced, and how many were kept verbatim. */
+  summarized_messages: number;
+  kept_messages: number;
+}
+
+export interface LoopDetectedMessage extends Base {
+  type: 'system';
+  subtype: 'loop_detected';
+  message: string;
+  count: number;
+}
+
 export interface WarningMessage extends Base {
   type: 'system';
   subtype: 'warning';
@@ -124,6 +140,8 @@ export type SDKMessage =
   | ApiRetryMessage
   | PermissionDeniedMessage
   | ModelChangedMessage
+  | CompactBoundaryMessage
+  | LoopDetectedMessage
   | WarningMessage
   | ResultMessage;
 

@@ -10,9 +10,9 @@ import { startScriptedModel, type RecordedRequest, type ScriptedModel } from './
 export const SCRIPTED_MODEL_USAGE = `usage: durable-agent scripted-model --scenario FILE [--scenario FILE ...] [options]
 
 Serve scripted OpenAI-compatible chat completions (POST /v1/chat/completions, GET /v1/models).
-A request picks its scenario by the header x-scenario, else a [scenario:NAME] tag in its first
-user message, else model "scripted/NAME", else the default; its turn is the number of assistant
-messages it holds.
+A request picks its scenario by the header x-scenario, else model "scripted/NAME" (a known
+scenario), else a [scenario:NAME] tag in its first user message, else the default; its turn is
+the number of assistant messages it holds.
 
 options:
   --scenario FILE     scenario JSON file (repeatable; the first is the default)

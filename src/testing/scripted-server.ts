@@ -4,8 +4,9 @@
  * interface, so the code under test runs its real `openai` client, retries and stream parsing.
  *
  * The reply is chosen from the request alone: the scenario by the `x-scenario` header, else a
- * `[scenario:<name>]` tag in the first user message (how session tests pick theirs through the
- * whole agent), else a `model` of `scripted/<name>`, else the default scenario; the turn by the
+ * `model` of `scripted/<name>` naming a known scenario, else a `[scenario:<name>]` tag in the
+ * first user message (how session tests pick theirs through the whole agent), else the default
+ * scenario; the turn by the
  * number of assistant messages in the request. A retried or replayed request therefore gets the same answer; only
  * faults depend on history (attempt k of a turn gets the turn's faults[k-1]).
  *
@@ -105,8 +106,10 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     }
     const headers = flatHeaders(req);
     const byModel = typeof body.model === 'string' && body.model.startsWith('scripted/') ? body.model.slice(9) : undefined;
+    // A known `scripted/<name>` model wins over the prompt's tag, so a session can route its
+    // side calls (e.g. compaction summaries with `summaryModel`) to a scenario of their own.
     const name =
-      headers['x-scenario'] ?? scenarioTagIn(body) ?? (byModel !== undefined && scenarios.has(byModel) ? byModel : defaultName);
+      headers['x-scenario'] ?? (byModel !== undefined && scenarios.has(byModel) ? byModel : undefined) ?? scenarioTagIn(body) ?? defaultName;
     const scenario = name === undefined ? undefined : scenarios.get(name);
     if (!scenario) {
       const known = [...scenarios.keys()].join(', ') || 'none';

@@ -64,7 +64,7 @@ import {
   progressQuery,
   releaseSignal,
   sessionIdFor,
-  setConcurrencyUpdate,
+  setConcurrencySignal,
   startSearchAttributes,
   MAX_CONCURRENCY,
   type BatchCarried,
@@ -128,10 +128,8 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
     count(s, r.status, r.costUsd, r.turns);
   });
   setHandler(progressQuery, progress);
-  setHandler(setConcurrencyUpdate, (n) => (s.concurrency = n), {
-    validator: (n) => {
-      if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) throw new Error(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}`);
-    },
+  setHandler(setConcurrencySignal, (n) => {
+    if (Number.isInteger(n) && n >= 1 && n <= MAX_CONCURRENCY) s.concurrency = n;
   });
 
   const canGrant = () => !cancelling && waiting.size > 0 && running.size < s.concurrency;

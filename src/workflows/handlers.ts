@@ -7,6 +7,7 @@ import * as api from '../shared/api';
 import { PermissionMode } from '../shared/config';
 import type { EventLog, LoopState } from './state';
 import { usageView } from './state';
+import { jsonBytes } from '../shared/payload';
 import type { ExitReason } from './decide';
 
 const QUERY_PAGE_BYTES = 2 * 1024 * 1024; // stay well under the 4 MiB gRPC limit
@@ -126,7 +127,7 @@ export function installHandlers(s: SessionControl): void {
 function byteBoundedPage<T>(items: T[], maxBytes = QUERY_PAGE_BYTES): T[] {
   let bytes = 0;
   for (let i = 0; i < items.length; i++) {
-    bytes += JSON.stringify(items[i]).length;
+    bytes += jsonBytes(items[i]);
     if (bytes > maxBytes && i > 0) return items.slice(0, i);
   }
   return items;

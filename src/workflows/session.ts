@@ -29,6 +29,12 @@ import { installHandlers, type SessionControl } from './handlers';
 import { indexSession } from './search-attributes';
 import { accountReply, buildResult, EventLog, initialState, type CarriedState, type LoopState } from './state';
 import { dispatchToolCalls, INTERRUPTED_RESULT } from './tools';
+import { carriedBytes, checkForLoop, compact, compactionSettings, currentContextTokens, manageContext } from './context-management';
+import { shouldCompact } from './context';
+import { MAX_PAYLOAD_BYTES } from '../shared/payload';
+import { trimOldToolResults } from './trim';
+
+const CUT_OFF_NOTICE = 'Your previous response was cut off at the output token limit. Continue from where it stopped, in smaller steps.';
 
 /** Events a new run keeps so a slow reader can catch up across continue-as-new. */
 const CARRIED_EVENTS = { count: 500, bytes: 256 * 1024 };
@@ -163,11 +169,18 @@ class Session implements SessionControl {
       if (stop === 'max_turns' && state.config.finalSummary) await this.finalSummary();
       if (stop) return stop;
       await this.continueAsNewIfDue();
+      try {
+        await this.inTurn(() => manageContext(this.contextDeps()));
+      } catch (e) {
+        if (isCancellation(e)) return state.interrupted ? 'interrupted' : 'aborted';
+        if (!(e instanceof ActivityFailure)) throw e;
+        log.emit({ type: 'system', subtype: 'warning', message: `Compaction failed; continuing without it: ${describeModelFailure(e)}` });
+      }
       this.flushNotices();
 
       let reply: AssistantReply;
       try {
-        reply = await this.inTurn(() => this.callModel(true));
+        reply = await this.inTurn(() => this.callModelCompactingOnOverflow());
       } catch (e) {
         if (isCancellation(e)) return state.interrupted ? 'interrupted' : 'aborted';
         if (e instanceof ActivityFailure) {
@@ -193,6 +206,7 @@ class Session implements SessionControl {
       indexSession(state, 'running');
 
       const step = resolveReply({ stop_reason: reply.stop_reason, content });
+      if (step.type === 'finish' && step.exit === 'max_tokens' && (await this.compactAfterCutOff())) continue;
       if (step.type === 'finish') {
         if (step.exit === 'end_turn' && state.config.requireDoneTool) {
           state.pendingNotices.push(DONE_REMINDER);
@@ -229,6 +243,7 @@ class Session implements SessionControl {
       const blocks = step.calls.map((c) => results[c.id] ?? { type: 'tool_result' as const, tool_use_id: c.id, content: unanswered, is_error: true });
       state.messages.push({ role: 'user', content: blocks });
       log.emit({ type: 'user', message: { role: 'user', content: blocks }, parent_tool_use_id: null });
+      checkForLoop(state, log, step.calls);
       if (overBudget) return 'max_budget';
       if (state.interrupted) return 'interrupted';
       if (CancellationScope.current().consideredCancelled) return 'aborted';
@@ -295,6 +310,39 @@ class Session implements SessionControl {
     }
   }
 
+  private contextDeps() {
+    return { state: this.state, log: this.log, runId: this.runId, model: this.acts.model };
+  }
+
+  /** Reactive compaction: a provider's context overflow is answered by compacting and retrying once. */
+  private async callModelCompactingOnOverflow(): Promise<AssistantReply> {
+    try {
+      return await this.callModel(true);
+    } catch (e) {
+      const overflow = e instanceof ActivityFailure && e.cause instanceof ApplicationFailure && e.cause.type === 'ContextOverflow';
+      if (!overflow || !this.state.config.compaction.enabled) throw e;
+      const settings = compactionSettings(this.state);
+      if (!(await compact(this.contextDeps(), settings, 'auto', Math.floor(settings.contextWindow / 8)))) throw e;
+      this.flushNotices();
+      return await this.callModel(true);
+    }
+  }
+
+  /** On max_tokens, compact and carry on when the context is what ran out (seed 002). */
+  private async compactAfterCutOff(): Promise<boolean> {
+    const { state } = this;
+    const settings = compactionSettings(state);
+    if (!settings.enabled || !shouldCompact(currentContextTokens(state), settings.contextWindow, settings.threshold)) return false;
+    try {
+      if (!(await this.inTurn(() => compact(this.contextDeps(), settings, 'auto')))) return false;
+    } catch (e) {
+      if (isCancellation(e) || !(e instanceof ActivityFailure)) throw e;
+      return false;
+    }
+    state.pendingNotices.push(CUT_OFF_NOTICE);
+    return true;
+  }
+
   private shouldContinueAsNew(): boolean {
     const every = this.state.config.continueAsNewEveryTurns;
     return workflowInfo().continueAsNewSuggested || (every !== undefined && this.turnsThisRun >= every);
@@ -304,7 +352,13 @@ class Session implements SessionControl {
   private async continueAsNewIfDue(): Promise<void> {
     if (!this.shouldContinueAsNew()) return;
     await condition(allHandlersFinished);
-    const carried: CarriedState = { state: this.state, recentEvents: this.log.tail(CARRIED_EVENTS.count, CARRIED_EVENTS.bytes) };
+    const { state } = this;
+    // Payload guard (D7): the carried state must fit in one payload. Shed old tool output first,
+    // then summarize; the event tail goes last (readers can still page the transcript).
+    if (carriedBytes(state) > MAX_PAYLOAD_BYTES) state.messages = trimOldToolResults(state.messages, { budgetChars: 1, keepRecent: 1 }).messages;
+    if (carriedBytes(state) > MAX_PAYLOAD_BYTES) await compact(this.contextDeps(), compactionSettings(state), 'auto');
+    const events = this.log.tail(CARRIED_EVENTS.count, CARRIED_EVENTS.bytes);
+    const carried: CarriedState = { state, recentEvents: carriedBytes(state) + carriedBytes(events) > MAX_PAYLOAD_BYTES ? [] : events };
     await continueAsNew<typeof agentSession>(this.state.config, carried);
   }
 

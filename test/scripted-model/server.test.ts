@@ -156,12 +156,12 @@ test('records each request with its parsed body and headers', async () => {
   expect(rec!.headers['x-scenario']).toBe(name);
 });
 
-test('picks the scenario by header, else a [scenario:NAME] tag, else model "scripted/NAME", else the default', async () => {
+test('picks the scenario by header, else a known model "scripted/NAME", else a [scenario:NAME] tag, else the default', async () => {
   const { name } = script([turn.text('by name')]);
   const { name: tagged } = script([turn.text('by tag'), turn.text('by tag, turn 1')]);
   const plain = new OpenAI({ baseURL: model.url, apiKey: 'x', maxRetries: 0 });
   const ask = async (messages: ChatCompletionMessageParam[], headers?: Record<string, string>) =>
-    (await plain.chat.completions.create({ model: `scripted/${name}`, messages }, { headers })).choices[0]!.message.content;
+    (await plain.chat.completions.create({ model: 'gpt-4.1-mini', messages }, { headers })).choices[0]!.message.content;
 
   expect(await ask([user(`[scenario:${tagged}] Do the task.`)])).toBe('by tag');
   const parts: ChatCompletionMessageParam = {
@@ -174,8 +174,10 @@ test('picks the scenario by header, else a [scenario:NAME] tag, else model "scri
   expect(await ask([{ role: 'system', content: '[scenario:ignored]' }, parts, assistant('by tag'), user('more')])).toBe('by tag, turn 1');
   expect(await ask([user(`[scenario:${tagged}]`)], { 'x-scenario': name })).toBe('by name');
 
-  const byModel = await plain.chat.completions.create({ model: `scripted/${name}`, messages: [user('hi')] });
+  const byModel = await plain.chat.completions.create({ model: `scripted/${name}`, messages: [user(`[scenario:${tagged}] hi`)] });
   expect(byModel.choices[0]!.message.content).toBe('by name');
+  const unknownModel = await plain.chat.completions.create({ model: 'scripted/nope', messages: [user(`[scenario:${tagged}] hi`)] });
+  expect(unknownModel.choices[0]!.message.content).toBe('by tag');
   const byDefault = await plain.chat.completions.create({ model: 'gpt-4.1-mini', messages: [user('hi')] });
   expect(byDefault.choices[0]!.message.content).toBe('default scenario');
 

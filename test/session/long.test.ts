@@ -71,7 +71,7 @@ test('sendMessage is rejected with a reason for a one-shot session', async () =>
   const handle = await h.start({ name: 'not-interactive', turns: [turn.text('done', { delay_ms: 500 })] }, {});
   const err = await handle.workflow.executeUpdate(sendMessageUpdate, { args: [{ text: 'more' }] }).then(
     () => undefined,
-    (e: Error) => e,
+    (e: Error & { cause?: Error }) => e,
   );
   expect(err?.cause?.message).toBe('sendMessage: this session is not interactive (start it with interactive: true)');
   await handle.result();

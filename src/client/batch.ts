@@ -1,0 +1,180 @@
+/**
+ * Batches from the client's side: submit a validated jobs file (durably, idempotently), watch its
+ * progress, read its results. The workflows and the reasoning behind their shape are in
+ * src/workflows/batch.ts.
+ */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import {
+  BATCH_JOB_WORKFLOW_TYPE,
+  BATCH_WORKFLOW_TYPE,
+  batchSearchAttributes,
+  jobStateQuery,
+  jobWorkflowIdFor,
+  progressQuery,
+  sessionIdFor,
+  setConcurrencySignal,
+  type BatchInput,
+  type BatchJobInput,
+  type BatchMemo,
+  type BatchProgress,
+  type JobOutcome,
+} from '../shared/batch';
+import type { DurableAgentClient } from './client';
+import type { JobsFile } from './jobs-file';
+import { quote } from './stream';
+
+/** The batch id is taken by a different set of jobs, or the batch was cancelled; nothing was submitted. */
+export class BatchConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BatchConflictError';
+  }
+}
+
+export interface SubmitOptions {
+  batchId: string;
+  concurrency: number;
+  /** Coordinator history events per run before it continues as new (default 2,000). */
+  eventsPerRun?: number;
+  /** Job workflows started per round trip (default 50, DURABLE_AGENT_SUBMIT_CHUNK). */
+  chunk?: number;
+  /** Called after each chunk with how many jobs are submitted so far. */
+  onProgress?: (submitted: number, total: number) => void;
+}
+
+export interface SubmitResult {
+  batchId: string;
+  /** True when the batch already existed (a re-submission: only missing jobs were started). */
+  existed: boolean;
+  /** Job workflows started by this call (the rest existed already). */
+  started: number;
+}
+
+/**
+ * Start the coordinator (or find it) and every job workflow that does not exist yet. Safe to
+ * repeat: ids are derived, so a job is never submitted twice; once this resolves the batch runs
+ * to the end without the submitter.
+ */
+export async function submitBatch(client: DurableAgentClient, file: JobsFile, opts: SubmitOptions): Promise<SubmitResult> {
+  const wf = client.client.workflow;
+  const total = file.jobs.length;
+  const memo: BatchMemo = { fingerprint: file.fingerprint, total };
+  const input: BatchInput = { batchId: opts.batchId, concurrency: opts.concurrency, total, ...(opts.eventsPerRun ? { eventsPerRun: opts.eventsPerRun } : {}) };
+  const coordinator = wf.getHandle(opts.batchId);
+  let existed = true;
+  let d = await coordinator.describe().catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? undefined : Promise.reject(e)));
+  if (!d) {
+    try {
+      await wf.start(BATCH_WORKFLOW_TYPE, {
+        workflowId: opts.batchId,
+        taskQueue: client.taskQueue,
+        args: [input],
+        memo: memo as unknown as Record<string, unknown>,
+        typedSearchAttributes: batchSearchAttributes(opts.batchId),
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+      existed = false;
+    } catch (e) {
+      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+    }
+    d = await coordinator.describe();
+  }
+  const found = (d.memo ?? {}) as Partial<BatchMemo>;
+  if (d.type !== BATCH_WORKFLOW_TYPE) throw new BatchConflictError(`${opts.batchId} is not a batch (it is a ${d.type} workflow)`);
+  if (found.fingerprint !== file.fingerprint) {
+    throw new BatchConflictError(
+      `batch ${opts.batchId} already exists with a different set of jobs (${found.total ?? '?'} jobs; this file has ${total}); choose another --batch-id`,
+    );
+  }
+  if (d.status.name !== 'RUNNING') {
+    if (d.status.name === 'COMPLETED') return { batchId: opts.batchId, existed: true, started: 0 };
+    throw new BatchConflictError(`batch ${opts.batchId} was ${d.status.name.toLowerCase()}; submit it under another --batch-id`);
+  }
+  if (existed) await coordinator.signal(setConcurrencySignal, opts.concurrency);
+
+  let started = 0;
+  let submitted = 0;
+  const chunk = opts.chunk ?? 50;
+  for (let i = 0; i < total; i += chunk) {
+    await Promise.all(
+      file.jobs.slice(i, i + chunk).map(async (job) => {
+        const args: BatchJobInput = { batchId: opts.batchId, jobId: job.id, index: job.index, options: job.options };
+        try {
+          await wf.start(BATCH_JOB_WORKFLOW_TYPE, {
+            workflowId: jobWorkflowIdFor(opts.batchId, job.id),
+            taskQueue: client.taskQueue,
+            args: [args],
+            memo: { jobId: job.id, index: job.index },
+            typedSearchAttributes: batchSearchAttributes(opts.batchId),
+            // Running: attach; closed: never again. Either way the job runs once.
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          });
+          started++;
+        } catch (e) {
+          if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+        }
+      }),
+    );
+    submitted = Math.min(total, i + chunk);
+    opts.onProgress?.(submitted, total);
+  }
+  return { batchId: opts.batchId, existed, started };
+}
+
+export interface BatchStatus {
+  progress: BatchProgress;
+  /** The coordinator's execution status: RUNNING, COMPLETED, CANCELLED, … */
+  status: string;
+}
+
+/** Where a batch stands (for a closed batch, its final figures). */
+export async function batchStatus(client: DurableAgentClient, batchId: string): Promise<BatchStatus> {
+  const handle = client.client.workflow.getHandle(batchId);
+  const d = await handle.describe();
+  if (d.type !== BATCH_WORKFLOW_TYPE) throw new BatchConflictError(`${batchId} is not a batch (it is a ${d.type} workflow)`);
+  const progress = d.status.name === 'COMPLETED' ? ((await handle.result()) as BatchProgress) : await handle.query(progressQuery);
+  return { progress, status: d.status.name };
+}
+
+/** Ask a running batch to stop: running sessions are cancelled, waiting jobs never start. */
+export async function cancelBatch(client: DurableAgentClient, batchId: string): Promise<void> {
+  await client.client.workflow.getHandle(batchId).cancel();
+}
+
+export type JobResult = JobOutcome | (Omit<JobOutcome, 'status'> & { status: 'waiting' | 'running' });
+
+/** One outcome per submitted job, in file order: finished jobs' results, and the state of the others. */
+export async function batchResults(client: DurableAgentClient, batchId: string, opts: { parallel?: number } = {}): Promise<JobResult[]> {
+  const wf = client.client.workflow;
+  const listed: { workflowId: string; runId: string; status: string; memo: Record<string, unknown> }[] = [];
+  const query = `WorkflowType = ${quote(BATCH_JOB_WORKFLOW_TYPE)} AND AgentBatchId = ${quote(batchId)}`;
+  for await (const w of wf.list({ query, pageSize: 1000 })) {
+    listed.push({ workflowId: w.workflowId, runId: w.runId, status: w.status.name, memo: (w.memo ?? {}) as Record<string, unknown> });
+  }
+  const out: JobResult[] = [];
+  const parallel = opts.parallel ?? 32;
+  for (let i = 0; i < listed.length; i += parallel) {
+    out.push(...(await Promise.all(listed.slice(i, i + parallel).map((w) => outcomeOf(client, batchId, w)))));
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+async function outcomeOf(
+  client: DurableAgentClient,
+  batchId: string,
+  w: { workflowId: string; runId: string; status: string; memo: Record<string, unknown> },
+): Promise<JobResult> {
+  const handle = client.client.workflow.getHandle(w.workflowId, w.runId);
+  const jobId = typeof w.memo.jobId === 'string' ? w.memo.jobId : w.workflowId.slice(batchId.length + 1, -'/job'.length);
+  const base = { id: jobId, index: typeof w.memo.index === 'number' ? w.memo.index : 0, sessionId: sessionIdFor(batchId, jobId), turns: 0, costUsd: 0 };
+  // Visibility may lag behind a close; the server's own record decides.
+  const status = w.status === 'RUNNING' ? (await handle.describe()).status.name : w.status;
+  if (status === 'COMPLETED') return (await handle.result()) as JobOutcome;
+  if (status === 'RUNNING') {
+    const s = await handle.query(jobStateQuery).catch(() => undefined);
+    return { ...base, status: s?.state === 'running' ? 'running' : 'waiting' };
+  }
+  return { ...base, status: status === 'CANCELLED' ? 'cancelled' : 'failed', error: `the job workflow was ${status.toLowerCase()}` };
+}

@@ -1,0 +1,252 @@
+/** The CLI's session commands: run, resume, watch, send, interrupt, set-model, usage, ls, show. */
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import type { PermissionMode, SessionOptions } from '../shared/config';
+import type { SDKMessage } from '../shared/events';
+import { EXIT, err, list, num, out, parse, printJson, readStdin, usd, UsageError, withClient } from './cli-args';
+import type { DurableAgentClient, SessionHandle } from './client';
+import { renderMessage, renderSummary, renderTranscript } from './render';
+
+const SESSION_FLAGS = {
+  model: { type: 'string' },
+  cwd: { type: 'string' },
+  'max-turns': { type: 'string' },
+  'max-budget-usd': { type: 'string' },
+  'permission-mode': { type: 'string' },
+  'allowed-tools': { type: 'string' },
+  'disallowed-tools': { type: 'string' },
+  interactive: { type: 'boolean' },
+  id: { type: 'string' },
+  detach: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+const FLAGS_USAGE = `  [--model M] [--cwd DIR] [--max-turns N] [--max-budget-usd X] [--interactive]
+  [--permission-mode default|acceptEdits|bypassPermissions|plan|dontAsk] [--allowed-tools A,B]
+  [--disallowed-tools A,B] [--id ID] [--detach] [--json]`;
+
+export const RUN_USAGE = `usage: durable-agent run [prompt]
+${FLAGS_USAGE}
+  The prompt is read from stdin when not given and stdin is not a terminal.
+  --detach prints the session id and returns; --json prints one SDK message per line.
+  Attached, Ctrl-C interrupts the current turn (then: detach, end, or keep watching).`;
+
+export const RESUME_USAGE = `usage: durable-agent resume ID [prompt] [--fork]
+${FLAGS_USAGE}
+  Continues session ID's conversation with a new prompt (default: "${'Continue where you left off.'}").
+  Without --fork the session keeps its id (ID must have ended); with --fork it gets a new one.`;
+
+type SessionFlags = ReturnType<typeof parse<typeof SESSION_FLAGS>>['values'];
+
+function sessionOptions(v: SessionFlags): Partial<SessionOptions> {
+  return {
+    ...(v.cwd ? { cwd: path.resolve(v.cwd) } : {}),
+    ...(v.model ? { model: v.model } : {}),
+    ...(v['max-turns'] !== undefined ? { maxTurns: num(v['max-turns'], 'max-turns', { integer: true, min: 1 }) } : {}),
+    ...(v['max-budget-usd'] !== undefined ? { maxBudgetUsd: num(v['max-budget-usd'], 'max-budget-usd') } : {}),
+    ...(v['permission-mode'] ? { permissionMode: v['permission-mode'] as PermissionMode } : {}),
+    ...(v['allowed-tools'] ? { allowedTools: list(v['allowed-tools']) } : {}),
+    ...(v['disallowed-tools'] ? { disallowedTools: list(v['disallowed-tools']) } : {}),
+    ...(v.interactive ? { interactive: true } : {}),
+    ...(v.id ? { sessionId: v.id } : {}),
+  };
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parse(argv, SESSION_FLAGS, RUN_USAGE);
+  if (v.help) return out(RUN_USAGE), EXIT.ok;
+  let prompt = positionals.join(' ').trim();
+  if (!prompt && !process.stdin.isTTY) prompt = (await readStdin()).trim();
+  if (!prompt) throw new UsageError(`a prompt is required\n\n${RUN_USAGE}`);
+  const options = { cwd: process.cwd(), ...sessionOptions(v), prompt } as SessionOptions;
+  return withClient(async (client) => startAndAttach(client, options, v));
+}
+
+export async function resumeCommand(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parse(argv, { ...SESSION_FLAGS, fork: { type: 'boolean' } }, RESUME_USAGE);
+  if (v.help) return out(RESUME_USAGE), EXIT.ok;
+  const [id, ...words] = positionals;
+  if (!id) throw new UsageError(`a session id is required\n\n${RESUME_USAGE}`);
+  if (!v.fork && v.id) throw new UsageError(`--id needs --fork (without it the session keeps its id)\n\n${RESUME_USAGE}`);
+  const prompt = words.join(' ').trim() || 'Continue where you left off.';
+  return withClient(async (client) => {
+    const old = await client.get(id);
+    const d = await old.workflow.describe();
+    if (!v.fork && d.status.name === 'RUNNING') {
+      throw new UsageError(`session ${id} is still running: send it a message (durable-agent send) or resume it with --fork`);
+    }
+    const base = await startConfigOf(client, id);
+    const { sessionId: _s, startedAt: _t, resume: _r, forkSession: _f, batchId: _b, ...inherited } = base;
+    const options = { ...inherited, ...sessionOptions(v), prompt, resume: id, forkSession: Boolean(v.fork) } as SessionOptions;
+    return startAndAttach(client, options, v);
+  });
+}
+
+/** The options a session was started with (the first argument of its latest run). */
+async function startConfigOf(client: DurableAgentClient, sessionId: string): Promise<SessionOptions> {
+  const c = client.client;
+  const res = await c.workflowService.getWorkflowExecutionHistory({
+    namespace: c.options.namespace,
+    execution: { workflowId: sessionId },
+    maximumPageSize: 1,
+  });
+  const payloads = res.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+  const config = payloads ? await decodeFromPayloadsAtIndex<SessionOptions>(c.options.loadedDataConverter, 0, payloads) : undefined;
+  if (!config || typeof config !== 'object') throw new Error(`cannot read the options session ${sessionId} was started with`);
+  return config;
+}
+
+async function startAndAttach(client: DurableAgentClient, options: SessionOptions, v: { detach?: boolean; json?: boolean }): Promise<number> {
+  const session = await client.start(options);
+  if (v.detach) return out(session.sessionId), EXIT.ok;
+  if (!v.json) err(`session ${session.sessionId} (Ctrl-C interrupts the turn)`);
+  return attach(session, { json: Boolean(v.json) });
+}
+
+/**
+ * Stream a session to the terminal until its result. Ctrl-C interrupts the current turn; on a
+ * terminal it then asks whether to detach, end the session, or keep watching; without one, a
+ * second Ctrl-C detaches. Detaching leaves the session running (exit 0).
+ */
+export async function attach(session: SessionHandle, opts: { json: boolean; after?: number }): Promise<number> {
+  const color = Boolean(process.stdout.isTTY) && !opts.json;
+  let detach!: () => void;
+  const detached = new Promise<'detached'>((resolve) => (detach = () => resolve('detached')));
+  let interrupts = 0;
+  const onSigint = () => {
+    if (++interrupts > 1) return detach();
+    session.interrupt().catch((e) => err(`interrupt failed: ${(e as Error).message}`));
+    if (!process.stdin.isTTY) return err('\ninterrupting the current turn… (Ctrl-C again to detach)');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    rl.on('SIGINT', () => (rl.close(), detach()));
+    rl.question('\ninterrupted the current turn: [d]etach, [e]nd the session, or Enter to keep watching? ', (a) => {
+      rl.close();
+      interrupts = 0;
+      if (/^d/i.test(a.trim())) detach();
+      else if (/^e/i.test(a.trim())) session.cancel().catch((e) => err(`cancel failed: ${(e as Error).message}`));
+    });
+  };
+  process.on('SIGINT', onSigint);
+  const it = session.messages({ after: opts.after })[Symbol.asyncIterator]();
+  let code: number = EXIT.error;
+  try {
+    for (;;) {
+      const next = await Promise.race([it.next(), detached]);
+      if (next === 'detached') {
+        err(`detached; session ${session.sessionId} goes on (durable-agent watch ${session.sessionId})`);
+        return EXIT.ok;
+      }
+      if (next.done) break;
+      const m: SDKMessage = next.value;
+      if (opts.json) printJson(m);
+      else for (const line of renderMessage(m, { color })) out(line);
+      if (m.type === 'result') code = m.is_error ? EXIT.error : EXIT.ok;
+    }
+    if (code === EXIT.error && !opts.json) err(`session ${session.sessionId} ended without a successful result`);
+    return code;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+const ID_USAGE = {
+  watch: 'usage: durable-agent watch ID [--json] [--after SEQ]',
+  send: 'usage: durable-agent send ID TEXT [--id MESSAGE_ID]',
+  interrupt: 'usage: durable-agent interrupt ID',
+  'set-model': 'usage: durable-agent set-model ID MODEL',
+  'set-permission-mode': 'usage: durable-agent set-permission-mode ID default|acceptEdits|bypassPermissions|plan|dontAsk',
+  usage: 'usage: durable-agent usage ID [--json]',
+  show: 'usage: durable-agent show ID [--json]',
+  cancel: 'usage: durable-agent cancel ID   (a session or a batch)',
+} as const;
+
+/** Commands that take a session id (and maybe one more argument). */
+export async function idCommand(command: keyof typeof ID_USAGE, argv: string[]): Promise<number> {
+  const usage = ID_USAGE[command];
+  const { values: v, positionals } = parse(argv, { json: { type: 'boolean' }, after: { type: 'string' }, id: { type: 'string' } }, usage);
+  if (v.help) return out(usage), EXIT.ok;
+  const [id, ...rest] = positionals;
+  const arg = rest.join(' ').trim();
+  const needsArg = command === 'send' || command === 'set-model' || command === 'set-permission-mode';
+  if (!id || (needsArg && !arg) || (!needsArg && rest.length > 0)) throw new UsageError(usage);
+  if ((v.after !== undefined && command !== 'watch') || (v.id !== undefined && command !== 'send')) throw new UsageError(usage);
+  return withClient(async (c) => {
+    if (command === 'cancel') {
+      await c.client.workflow.getHandle(id).cancel();
+      err(`cancellation requested for ${id}`);
+      return EXIT.ok;
+    }
+    const s = await c.get(id);
+    switch (command) {
+      case 'watch':
+        return attach(s, { json: Boolean(v.json), after: num(v.after, 'after', { integer: true, min: -1 }) });
+      case 'send': {
+        const r = await s.send(arg, v.id ? { id: v.id } : {});
+        out(r.duplicate ? `${r.turnId} (duplicate: already received)` : r.turnId);
+        return EXIT.ok;
+      }
+      case 'interrupt':
+        return (await s.interrupt(), EXIT.ok);
+      case 'set-model':
+        return (await s.setModel(arg), EXIT.ok);
+      case 'set-permission-mode':
+        return (await s.setPermissionMode(arg as PermissionMode), EXIT.ok);
+      case 'usage':
+        return printUsage(s, Boolean(v.json));
+      case 'show':
+        return show(s, Boolean(v.json));
+    }
+  });
+}
+
+async function printUsage(s: SessionHandle, json: boolean): Promise<number> {
+  const u = await s.usage();
+  if (json) return printJson(u), EXIT.ok;
+  out(`tokens: in ${u.inputTokens} (cached ${u.cacheReadInputTokens}) · out ${u.outputTokens} · cost ${usd(u.costUsd)}`);
+  for (const [model, m] of Object.entries(u.perModel)) {
+    out(`  ${model}: in ${m.inputTokens} · out ${m.outputTokens} · ${m.costBasis === 'unknown' ? 'no price known' : usd(m.costUsd)}`);
+  }
+  return EXIT.ok;
+}
+
+async function show(s: SessionHandle, json: boolean): Promise<number> {
+  const transcript = await s.transcript();
+  if (json) {
+    for (const m of transcript) printJson(m);
+    return EXIT.ok;
+  }
+  const color = Boolean(process.stdout.isTTY);
+  for (const line of renderTranscript(transcript, { color })) out(line);
+  const d = await s.workflow.describe();
+  if (d.status.name === 'COMPLETED') for (const line of renderSummary(await s.result(), { color })) out(line);
+  else out(`(${d.status.name.toLowerCase().replace(/_/g, ' ')})`);
+  return EXIT.ok;
+}
+
+export const LS_USAGE = `usage: durable-agent ls [--status running|waiting_for_input|completed|failed|…] [--batch ID] [--model M] [--limit N] [--json]`;
+
+export async function lsCommand(argv: string[]): Promise<number> {
+  const { values: v, positionals } = parse(
+    argv,
+    { status: { type: 'string' }, batch: { type: 'string' }, model: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+    LS_USAGE,
+  );
+  if (v.help) return out(LS_USAGE), EXIT.ok;
+  if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'\n\n${LS_USAGE}`);
+  if (v.status && !/^[a-z_]+$/.test(v.status)) throw new UsageError(`--status: expected a status such as running or completed, got '${v.status}'`);
+  const limit = num(v.limit, 'limit', { integer: true, min: 1 }) ?? 50;
+  return withClient(async (c) => {
+    const rows = [];
+    for await (const s of c.list({ status: v.status, batchId: v.batch, model: v.model, limit })) rows.push(s);
+    if (v.json) return rows.forEach(printJson), EXIT.ok;
+    const table = [['ID', 'STATUS', 'MODEL', 'TURNS', 'COST', 'STARTED']];
+    for (const r of rows) {
+      const status = r.executionStatus === 'RUNNING' ? r.status : `${r.status}${r.executionStatus === 'COMPLETED' ? '' : ` (${r.executionStatus.toLowerCase()})`}`;
+      table.push([r.sessionId, status, r.model ?? '-', String(r.turns ?? '-'), usd(r.costUsd), r.startTime.toISOString().replace('T', ' ').slice(0, 19)]);
+    }
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+    for (const row of table) out(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+    return EXIT.ok;
+  });
+}

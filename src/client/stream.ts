@@ -1,0 +1,113 @@
+/**
+ * Follow a session's message stream across continue-as-new.
+ *
+ * The `events` query is answered by one run. A new run starts with the previous run's newest events
+ * and a sequence number that continues (DESIGN D6), so a reader keeping up just keeps querying the
+ * latest run. A reader that falls further behind (or starts from the beginning of a long session)
+ * finds a gap: the first event the latest run has is past `after + 1`. The missing events are in
+ * earlier runs, which still answer queries after they closed; we find them through visibility
+ * (`WorkflowId = …`, ordered by start time) and read them run by run.
+ */
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import * as api from '../shared/api';
+import type { EventsPage, SDKMessage } from '../shared/events';
+
+export interface FollowOptions {
+  /** Yield events with seq > after (default: from the first event). */
+  after?: number;
+  pollMs?: number;
+  /** How often an idle reader checks whether the workflow closed without a final result (ms). */
+  closeCheckMs?: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function* followEvents(client: Client, sessionId: string, opts: FollowOptions = {}): AsyncGenerator<SDKMessage> {
+  let after = opts.after ?? -1;
+  const pollMs = opts.pollMs ?? 250;
+  const closeCheckMs = opts.closeCheckMs ?? 2_000;
+  const latest = client.workflow.getHandle(sessionId);
+  let lastCloseCheck = Date.now();
+  for (;;) {
+    let page: EventsPage;
+    try {
+      page = await queryEvents(latest, after);
+    } catch (e) {
+      // A run that ended without answering (e.g. its worker code is gone) has nothing more to say.
+      if (await isClosed(latest)) return;
+      throw e;
+    }
+    const first = page.events[0];
+    if (first && first.seq > after + 1) {
+      for await (const e of earlierRuns(client, sessionId, after, first.seq)) {
+        after = e.seq;
+        yield e;
+      }
+    }
+    for (const e of page.events) {
+      if (e.seq <= after) continue;
+      after = e.seq;
+      yield e;
+    }
+    if (page.done) return;
+    if (page.events.length > 0) continue;
+    if (Date.now() - lastCloseCheck >= closeCheckMs) {
+      lastCloseCheck = Date.now();
+      // Closed without `done` (failed, terminated, timed out): drain once more, then stop.
+      if (await isClosed(latest)) {
+        const rest = await queryEvents(latest, after).catch(() => undefined);
+        for (const e of rest?.events ?? []) {
+          if (e.seq > after) yield e;
+        }
+        return;
+      }
+    }
+    await sleep(pollMs);
+  }
+}
+
+function queryEvents(handle: WorkflowHandle, after: number): Promise<EventsPage> {
+  return handle.query(api.eventsQuery, after < 0 ? {} : { after });
+}
+
+async function isClosed(handle: WorkflowHandle): Promise<boolean> {
+  const d = await handle.describe();
+  return d.status.name !== 'RUNNING' && d.status.name !== 'CONTINUED_AS_NEW';
+}
+
+/** Events with after < seq < before, read from the runs before the latest, oldest first. */
+async function* earlierRuns(client: Client, sessionId: string, after: number, before: number): AsyncGenerator<SDKMessage> {
+  const runs: { runId: string; start: number }[] = [];
+  for await (const w of client.workflow.list({ query: `WorkflowId = ${quote(sessionId)}` })) {
+    runs.push({ runId: w.runId, start: w.startTime.getTime() });
+  }
+  runs.sort((a, b) => a.start - b.start);
+  // Skip the latest run (it is the one that showed the gap); find the newest run that reaches back far enough.
+  const previous = runs.slice(0, -1);
+  let from = 0;
+  for (let i = previous.length - 1; i >= 0; i--) {
+    const page = await queryEvents(client.workflow.getHandle(sessionId, previous[i]!.runId), after).catch(() => undefined);
+    const head = page?.events[0];
+    if (head && head.seq <= after + 1) {
+      from = i;
+      break;
+    }
+  }
+  for (const run of previous.slice(from)) {
+    const handle = client.workflow.getHandle(sessionId, run.runId);
+    for (;;) {
+      const page = await queryEvents(handle, after).catch(() => undefined);
+      const fresh = (page?.events ?? []).filter((e) => e.seq > after && e.seq < before);
+      for (const e of fresh) {
+        after = e.seq;
+        yield e;
+      }
+      if (fresh.length === 0 || page!.events[page!.events.length - 1]!.seq >= before - 1) break;
+    }
+  }
+}
+
+/** A string literal for a visibility query. */
+export function quote(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
