@@ -45,6 +45,11 @@ export interface ScriptedModelOptions {
   vars?: Record<string, string>;
   /** Called once per chat-completions request, when its answer has been decided. */
   onRequest?: (request: RecordedRequest) => void;
+  /**
+   * Keep each request's `messages` in `requests` (default true). Long-session tests turn this
+   * off: thousands of requests carrying whole transcripts would hold gigabytes.
+   */
+  keepMessages?: boolean;
 }
 
 export interface ScriptedModel {
@@ -122,7 +127,8 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     const turn = scenario.turns[turnIndex];
     const fault = turn?.faults?.[attempt - 1];
     const stream = body.stream === true;
-    const record: RecordedRequest = { at: Date.now(), scenario: scenario.name, turnIndex, attempt, body, headers, status: 0 };
+    const kept = options.keepMessages === false ? { ...body, messages: [] } : body;
+    const record: RecordedRequest = { at: Date.now(), scenario: scenario.name, turnIndex, attempt, body: kept, headers, status: 0 };
     if (fault) record.fault = fault;
     requests.push(record);
     record.status = !turn ? 500 : !fault ? 200 : 'status' in fault ? fault.status : stream && hasChunks(fault) ? 200 : 0;

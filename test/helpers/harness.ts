@@ -59,9 +59,9 @@ export function scenarioTag(name: string): string {
   return `[scenario:${name}]`;
 }
 
-export async function startHarness(opts: Partial<CreateWorkerOptions> = {}): Promise<Harness> {
+export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, modelOpts: { keepMessages?: boolean } = {}): Promise<Harness> {
   const address = testAddress();
-  const model = await startScriptedModel({ scenarios: [] });
+  const model = await startScriptedModel({ scenarios: [], ...modelOpts });
   const connection = await NativeConnection.connect({ address });
   // Each harness gets its own queues: jest runs test files in parallel against one server.
   const taskQueue = `agent-test-${process.pid}-${harnessCount++}`;
