@@ -97,6 +97,7 @@ export async function submitBatch(client: DurableAgentClient, file: JobsFile, op
   let submitted = 0;
   const chunk = opts.chunk ?? 50;
   for (let i = 0; i < total; i += chunk) {
+    await paceSubmission(coordinator);
     await Promise.all(
       file.jobs.slice(i, i + chunk).map(async (job) => {
         const args: BatchJobInput = { batchId: opts.batchId, jobId: job.id, index: job.index, options: job.options };
@@ -121,6 +122,23 @@ export async function submitBatch(client: DurableAgentClient, file: JobsFile, op
     opts.onProgress?.(submitted, total);
   }
   return { batchId: opts.batchId, existed, started };
+}
+
+/** Submission pauses while the coordinator's current run has more history events than this. */
+export const PACE_EVENTS = 2_500;
+
+/**
+ * Wait while the coordinator's current run is long. Every submitted job signals the coordinator
+ * once, and a workflow cannot continue as new while signals keep arriving, so an unpaced flood of
+ * job workflows would grow one run's history with the batch size. Pausing here lets it continue as
+ * new (it does so at 2,000 events), which bounds each run whatever the batch size.
+ */
+export async function paceSubmission(coordinator: { describe(): Promise<{ historyLength: number; status: { name: string } }> }): Promise<void> {
+  for (;;) {
+    const d = await coordinator.describe();
+    if (d.historyLength <= PACE_EVENTS || d.status.name !== 'RUNNING') return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 export interface BatchStatus {

@@ -71,14 +71,28 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
       resolveSession(handle);
       const onAbort = () => void handle.cancel().catch(() => undefined);
       abortController?.signal.addEventListener('abort', onAbort, { once: true });
-      const feeding = input ? feed(handle, input) : undefined;
+      // Streaming input: send each further message as it comes; once the input has ended and
+      // every message has had its turn (one result each), close the session.
+      const fed = { sent: 1, ended: !input, results: 0 };
+      let closing: Promise<void> | undefined;
+      const closeWhenAnswered = () => {
+        if (input && fed.ended && fed.results >= fed.sent) closing ??= handle.close().catch(() => undefined);
+      };
+      const feeding = input ? feed(handle, input, fed).then(closeWhenAnswered) : undefined;
       feeding?.catch(() => undefined);
       try {
-        yield* handle.messages();
+        for await (const m of handle.messages()) {
+          yield m;
+          if (m.type === 'result') {
+            fed.results++;
+            closeWhenAnswered();
+          }
+        }
       } finally {
         abortController?.signal.removeEventListener('abort', onAbort);
       }
       await feeding;
+      await closing;
     } catch (e) {
       rejectSession(e);
       throw e;
@@ -100,12 +114,13 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
   });
 }
 
-/** Send each further message of a streaming prompt; close the session when the stream ends. */
-async function feed(handle: SessionHandle, input: AsyncIterator<SDKUserMessageInput>): Promise<void> {
+/** Send each further message of a streaming prompt, counting them. */
+async function feed(handle: SessionHandle, input: AsyncIterator<SDKUserMessageInput>, fed: { sent: number; ended: boolean }): Promise<void> {
   for (let next = await input.next(); !next.done; next = await input.next()) {
     await handle.send(textOf(next.value));
+    fed.sent++;
   }
-  await handle.close();
+  fed.ended = true;
 }
 
 function textOf(m: SDKUserMessageInput): string {

@@ -68,3 +68,23 @@ export const NON_RETRYABLE_MODEL_ERRORS = [
   'ContextOverflow',
   'ModelUnprocessable',
 ] as const;
+
+export interface LoadTranscriptInput {
+  /** The session whose conversation to continue. */
+  sessionId: string;
+  /** The calling run: when resuming under the same id, the transcript is in the previous run. */
+  excludeRunId: string;
+}
+
+export interface LoadedTranscript {
+  messages: import('./messages').Message[];
+  /** The run it was read from. */
+  runId: string;
+  /** Old tool results trimmed so the transcript fits in one payload. */
+  trimmed: number;
+}
+
+/** Runs on the model queue (any worker with a client): reading other sessions, for `resume`. */
+export interface SessionStoreActivities {
+  loadTranscript(input: LoadTranscriptInput): Promise<LoadedTranscript>;
+}

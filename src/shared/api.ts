@@ -3,6 +3,7 @@
  * the CLI and other languages address the workflow by them.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineSearchAttributeKey } from '@temporalio/common';
 import type { PermissionMode } from './config';
 import type { EventsPage } from './events';
 import type { Message } from './messages';
@@ -49,6 +50,15 @@ export const SEARCH_ATTRIBUTES = {
   costUsd: 'AgentCostUsd',
   batchId: 'AgentBatchId',
 } as const;
+
+/** Typed keys for the attributes above (AgentStatus: running, waiting_for_input, completed, failed). */
+export const SEARCH_ATTRIBUTE_KEYS = {
+  status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, 'KEYWORD'),
+  model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model, 'KEYWORD'),
+  turns: defineSearchAttributeKey(SEARCH_ATTRIBUTES.turns, 'INT'),
+  costUsd: defineSearchAttributeKey(SEARCH_ATTRIBUTES.costUsd, 'DOUBLE'),
+  batchId: defineSearchAttributeKey(SEARCH_ATTRIBUTES.batchId, 'KEYWORD'),
+};
 
 /** Sent by the model activity when an attempt failed and Temporal will retry it. */
 export const apiRetrySignal = defineSignal<[ApiRetryNotice]>('apiRetry');

@@ -4,9 +4,9 @@
  * is one coordinator workflow plus one small "job" workflow per job.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
+import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
-import { SEARCH_ATTRIBUTES } from './api';
+import { SEARCH_ATTRIBUTE_KEYS } from './api';
 import { parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
 
 export const BATCH_WORKFLOW_TYPE = 'agentBatch';
@@ -178,13 +178,7 @@ export const jobStateQuery = defineQuery<{ state: JobState; sessionId: string }>
 // ---------------------------------------------------------------------------------------------
 // Search attributes a session carries from its start (the workflow keeps them current)
 
-const keys = {
-  status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, 'KEYWORD'),
-  model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model, 'KEYWORD'),
-  turns: defineSearchAttributeKey(SEARCH_ATTRIBUTES.turns, 'INT'),
-  costUsd: defineSearchAttributeKey(SEARCH_ATTRIBUTES.costUsd, 'DOUBLE'),
-  batchId: defineSearchAttributeKey(SEARCH_ATTRIBUTES.batchId, 'KEYWORD'),
-};
+const keys = SEARCH_ATTRIBUTE_KEYS;
 
 /** Set at start, so `durable-agent ls` finds a session before its first upsert. */
 export function startSearchAttributes(config: Pick<SessionConfig, 'model' | 'batchId'>): SearchAttributePair[] {

@@ -7,6 +7,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { TASK_QUEUES, taskQueuesFor } from '../shared/api';
 import { DEFAULT_PRICING, type PricingTable } from '../shared/pricing';
 import { createModelActivities } from '../activities/model';
+import { createSessionStoreActivities } from '../activities/transcript';
 import { createToolActivities } from '../activities';
 import { createToolRegistry, type ToolDefinition } from '../activities/tools';
 
@@ -123,13 +124,16 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       await Worker.create({
         ...common,
         taskQueue: queues.model,
-        activities: createModelActivities({
+        activities: {
+          ...createSessionStoreActivities(),
+          ...createModelActivities({
           baseURL: opts.model?.baseURL ?? process.env.OPENAI_BASE_URL,
           apiKey: opts.model?.apiKey ?? process.env.OPENAI_API_KEY,
           pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
           streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
           heartbeatEveryMs: opts.model?.heartbeatEveryMs,
-        }),
+          }),
+        },
         ...(opts.maxModelCallsPerSecond ? { maxTaskQueueActivitiesPerSecond: opts.maxModelCallsPerSecond } : {}),
         ...opts.tuning?.model,
       }),

@@ -5,12 +5,13 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import { taskQueuesFor } from '../shared/api';
 import type { SessionConfig } from '../shared/config';
-import type { ModelActivities, ToolActivities } from '../shared/activities';
+import type { ModelActivities, SessionStoreActivities, ToolActivities } from '../shared/activities';
 import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/activities';
 
 export interface SessionActivities {
   model: ModelActivities;
   tools: ToolActivities;
+  store: SessionStoreActivities;
 }
 
 export function activitiesFor(cfg: SessionConfig, workflowQueue: string): SessionActivities {
@@ -31,6 +32,12 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string): Sessio
         backoffCoefficient: 2,
         nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS],
       },
+    }),
+    store: proxyActivities<SessionStoreActivities>({
+      taskQueue: queues.model,
+      startToCloseTimeout: '5 minutes',
+      heartbeatTimeout: '1 minute',
+      retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['SessionNotFound', 'TranscriptTooLarge'] },
     }),
     tools: proxyActivities<ToolActivities>({
       taskQueue: queues.tools,

@@ -25,14 +25,18 @@
  * job workflow and is closed before its slot is released, so no more than `concurrency` sessions
  * of the batch ever run at once, whoever is or is not attached.
  *
- * History and carried state. Per job the coordinator records ~2 signals received, one signal
- * sent (2 events) and its share of workflow tasks: about 8 events, no job content. It continues
- * as new every `eventsPerRun` events (default 2,000, far under the 51,200 limit and Temporal's
- * 4,096-event suggestion, which is honoured too), so a run's history stays small whatever the
- * batch size. What it carries is counters plus the ids of waiting and running jobs: at most
- * ~67 bytes per job (a 64-character id, quotes, comma), i.e. ≤ 0.7 MiB for 10,000 jobs all
- * waiting, typically a few hundred KiB — under the 2 MiB payload limit without holding any job's
- * options or result. Results stay in the job workflows (read by `durable-agent results`).
+ * History and carried state. Per job the coordinator records one signal received (`acquire`),
+ * one signal sent (`grant`, 2 events), one received (`release`) and its share of workflow tasks:
+ * about 5 events and no job content. It continues as new every `eventsPerRun` events (default
+ * 2,000; Temporal's 4,096-event suggestion is honoured too). A workflow cannot continue as new
+ * while signals keep arriving, so the submitter paces itself (src/client/batch.ts: it pauses while
+ * the current run is past 2,500 events); a run therefore stays near 2,000–3,000 events and under
+ * ~1.5 MB whatever the batch size (test/batch/scale.test.ts: 10,000 jobs with 64-character ids),
+ * against limits of 51,200 events / 50 MiB. What it carries is counters plus the ids of waiting
+ * and running jobs: at most ~67 bytes per job (a 64-character id, quotes, comma), i.e. ≤ 0.7 MiB
+ * for 10,000 jobs all waiting (over the 512 KiB warning only with maximal ids), typically a few
+ * hundred KiB — under the 2 MiB payload limit without holding any job's options or result.
+ * Results stay in the job workflows (read by `durable-agent results`).
  *
  * Cancellation. Cancelling the coordinator cancels every job workflow it knows (waiting or
  * running); each cancels its session (which ends with an `aborted` result) and releases its slot.
@@ -150,7 +154,8 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
         }));
       }
       await Promise.all(grants);
-      if (historyFull() && !canGrant()) {
+      // Rest even with jobs waiting (signals may never stop coming): they are carried over.
+      if (historyFull()) {
         await condition(allHandlersFinished);
         s.waiting = [...waiting];
         s.running = [...running];

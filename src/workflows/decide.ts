@@ -16,7 +16,9 @@ export type ExitReason =
   | 'stop_sequence'
   | 'interrupted'
   | 'aborted'
-  | 'model_error';
+  | 'model_error'
+  /** Setting the session up failed (e.g. the session to resume does not exist). */
+  | 'setup_error';
 
 export interface TerminationFacts {
   turnCount: number;

@@ -1,28 +1,23 @@
 /**
  * Keep a session findable: `durable-agent ls --status running --batch X` and the Web UI's
- * filters read these. Upserted only when a value changes, to keep history small.
+ * filters read these. Each upsert is a history event, so status and model are written when they
+ * change and the running counters (turns, cost) only every few turns — and always with a status.
  */
 import { upsertSearchAttributes } from '@temporalio/workflow';
-import { defineSearchAttributeKey } from '@temporalio/common';
-import { SEARCH_ATTRIBUTES } from '../shared/api';
+import { SEARCH_ATTRIBUTE_KEYS } from '../shared/api';
 import type { LoopState } from './state';
 
-const keys = {
-  status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, 'KEYWORD'),
-  model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model, 'KEYWORD'),
-  turns: defineSearchAttributeKey(SEARCH_ATTRIBUTES.turns, 'INT'),
-  costUsd: defineSearchAttributeKey(SEARCH_ATTRIBUTES.costUsd, 'DOUBLE'),
-  batchId: defineSearchAttributeKey(SEARCH_ATTRIBUTES.batchId, 'KEYWORD'),
-};
+const keys = SEARCH_ATTRIBUTE_KEYS;
 
-let last = '';
+const COUNTER_EVERY_TURNS = 10;
 
 export function indexSession(state: LoopState, status: string): void {
   if (!state.config.searchAttributes) return;
+  const last = state.indexed;
+  const changed = status !== last.status || state.model !== last.model;
+  if (!changed && state.turnCount - last.turns < COUNTER_EVERY_TURNS) return;
+  state.indexed = { status, model: state.model, turns: state.turnCount };
   const values = { status, model: state.model, turns: state.turnCount, costUsd: Math.round(state.costUsd * 1e6) / 1e6 };
-  const fingerprint = JSON.stringify(values);
-  if (fingerprint === last) return;
-  last = fingerprint;
   upsertSearchAttributes([
     { key: keys.status, value: values.status },
     { key: keys.model, value: values.model },

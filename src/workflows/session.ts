@@ -80,8 +80,10 @@ class Session implements SessionControl {
       try {
         await this.setUp();
       } catch (e) {
-        if (!isCancellation(e)) throw e;
-        return this.finish('aborted');
+        if (isCancellation(e)) return this.finish('aborted');
+        if (!(e instanceof ActivityFailure)) throw e;
+        this.errors.push(`The session could not start: ${e.cause?.message ?? e.message}`);
+        return this.finish('setup_error');
       }
     }
     for (;;) {
@@ -95,7 +97,7 @@ class Session implements SessionControl {
       this.setStatus('running');
       const exit = await this.runTurn();
       const result = this.finish(exit);
-      const terminal = exit === 'max_turns' || exit === 'max_budget' || exit === 'aborted';
+      const terminal = exit === 'max_turns' || exit === 'max_budget' || exit === 'aborted' || exit === 'setup_error';
       if (!state.config.interactive || terminal || state.closed) return result;
       state.awaitingInput = true;
     }
@@ -104,6 +106,10 @@ class Session implements SessionControl {
   private async setUp(): Promise<void> {
     const { state } = this;
     const cfg = state.config;
+    if (cfg.resume) {
+      const loaded = await this.acts.store.loadTranscript({ sessionId: cfg.resume, excludeRunId: this.runId });
+      state.messages = [...loaded.messages, ...state.messages];
+    }
     const all = await this.acts.tools.listTools();
     const extra = [todoWriteSpec, ...(cfg.requireDoneTool ? [taskCompleteSpec] : [])];
     state.tools = visibleTools([...all, ...extra], cfg);
@@ -378,13 +384,14 @@ class Session implements SessionControl {
       buildResult(state, { exit, nowMs: Date.now(), stopReason: this.stopReason, errors: this.errors, resultText: this.doneMessage }),
     ) as ResultMessage;
     state.lastResult = result;
-    this.setStatus(state.config.interactive && !['max_turns', 'max_budget', 'aborted'].includes(exit) && !state.closed ? 'waiting_for_input' : 'completed');
+    this.setStatus(state.config.interactive && !['max_turns', 'max_budget', 'aborted', 'setup_error'].includes(exit) && !state.closed ? 'waiting_for_input' : 'completed');
     return result;
   }
 
   private setStatus(status: SessionControl['status']): void {
     this.status = status;
-    indexSession(this.state, status);
+    // `failed` exists only as a search attribute, so `ls --status failed` finds error results.
+    indexSession(this.state, status === 'completed' && this.state.lastResult?.is_error ? 'failed' : status);
   }
 
   private warnIfUnpriced(reply: AssistantReply): void {

@@ -53,6 +53,8 @@ export interface LoopState {
   /** Set when a pending warning (loop detection, done-tool reminder) goes before the next call. */
   pendingNotices: string[];
   compactions: number;
+  /** The search attribute values last written (see search-attributes.ts). */
+  indexed: { status: string; model: string; turns: number };
 }
 
 /** What continue-as-new carries: the state plus the tail of the event log for slow readers. */
@@ -95,6 +97,7 @@ export function initialState(config: SessionConfig, sessionId: string, nowMs: nu
     lastPromptMessageCount: 0,
     pendingNotices: [],
     compactions: 0,
+    indexed: { status: '', model: '', turns: -1 },
   };
 }
 

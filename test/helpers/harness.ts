@@ -5,8 +5,7 @@
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { NativeConnection } from '@temporalio/worker';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { Connection } from '@temporalio/client';
 import { DurableAgentClient, type SessionHandle } from '../../src/client/client';
 import { createWorker, type AgentWorker, type CreateWorkerOptions } from '../../src/worker/worker';
@@ -59,7 +58,21 @@ export function scenarioTag(name: string): string {
   return `[scenario:${name}]`;
 }
 
+let runtimeInstalled = false;
+
+/** The SDK's INFO lifecycle logs would bury test output; keep warnings and errors. */
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Already installed in this process (e.g. by another helper): keep that one.
+  }
+}
+
 export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, modelOpts: { keepMessages?: boolean } = {}): Promise<Harness> {
+  quietRuntime();
   const address = testAddress();
   const model = await startScriptedModel({ scenarios: [], ...modelOpts });
   const connection = await NativeConnection.connect({ address });
