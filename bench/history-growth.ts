@@ -24,7 +24,7 @@ import { createNaiveActivities } from './naive/activities';
 import type { naiveSession } from './naive/workflows';
 
 /** Encoded size of a run's history, read in small pages (a naive history outgrows one gRPC message). */
-async function historyBytes(client: Client, workflowId: string): Promise<{ bytes: number; events: number }> {
+async function historyBytes(client: Client, workflowId: string, breakdown?: Map<string, number>): Promise<{ bytes: number; events: number }> {
   let bytes = 0;
   let events = 0;
   let nextPageToken: Uint8Array | undefined;
@@ -36,6 +36,10 @@ async function historyBytes(client: Client, workflowId: string): Promise<{ bytes
       nextPageToken,
     });
     bytes += temporal.api.history.v1.History.encode(page.history ?? {}).finish().length;
+    for (const e of page.history?.events ?? []) {
+      const kind = temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? 'unknown';
+      breakdown?.set(kind, (breakdown.get(kind) ?? 0) + temporal.api.history.v1.HistoryEvent.encode(e).finish().length);
+    }
     events += page.history?.events?.length ?? 0;
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
@@ -47,7 +51,7 @@ function fmt(n: number): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { turns: { type: 'string', default: '50,200,1000' } } });
+  const { values } = parseArgs({ options: { turns: { type: 'string', default: '50,200,1000' }, breakdown: { type: 'boolean' } } });
   const sizes = values.turns!.split(',').map(Number);
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const server = await startDevServer({
@@ -87,7 +91,11 @@ async function main(): Promise<void> {
       });
       await session.result();
       const ourTranscript = JSON.stringify(await session.transcript()).length;
-      const ourHistory = await historyBytes(client, session.sessionId);
+      const breakdown = values.breakdown ? new Map<string, number>() : undefined;
+      const ourHistory = await historyBytes(client, session.sessionId, breakdown);
+      if (breakdown) {
+        for (const [kind, b] of [...breakdown].sort((a, c) => c[1] - a[1])) console.log(`    ${kind.padEnd(48)} ${(b / n).toFixed(0)} B/turn`);
+      }
 
       const id = `naive-${n}-${Date.now()}`;
       let naiveCell: string;

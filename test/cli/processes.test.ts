@@ -1,0 +1,54 @@
+/**
+ * The long-running commands as a user runs them: `server` refuses a taken port, `worker` waits
+ * for an unreachable server instead of crashing and stops cleanly, and `npm run demo`'s program
+ * prints a completed session on its own dev server.
+ */
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { testAddress } from '../helpers/server';
+import { spawnCli, type CliResult } from './helpers';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+test('server on a taken port says so and exits 2; an unknown flag prints usage and exits 2', async () => {
+  const port = testAddress().split(':').pop()!;
+  const taken = await spawnCli(['server', '--port', port, '--no-ui', '--db', ':memory:']).done;
+  expect(taken.code).toBe(2);
+  expect(taken.stderr).toMatch(new RegExp(`port ${port} is already in use`));
+  const bogus = await spawnCli(['server', '--bogus']).done;
+  expect(bogus.code).toBe(2);
+  expect(bogus.stderr).toMatch(/usage: durable-agent server/);
+  const worker = await spawnCli(['worker', '--frobnicate']).done;
+  expect(worker.code).toBe(2);
+  expect(worker.stderr).toMatch(/usage: durable-agent worker/);
+});
+
+test('worker against an unreachable server reports it, retries with backoff, and stops on SIGTERM', async () => {
+  const p = spawnCli(['worker'], { env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+  const first = await p.waitFor(/cannot reach the Temporal server at 127\.0\.0\.1:1/, 60_000);
+  expect(first).toMatch(/retrying in 1s/);
+  await p.waitFor(/retrying in 2s/, 60_000);
+  p.child.kill('SIGTERM');
+  const result = await p.done;
+  expect(result.code).toBe(0);
+});
+
+test('the demo runs a session end to end and stops everything it started', async () => {
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'src', 'client', 'demo.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, OPENAI_API_KEY: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+  const result = await new Promise<CliResult>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  expect(result.code).toBe(0);
+  expect(stdout).toMatch(/Model: the built-in scripted model at http:\/\/127\.0\.0\.1:\d+\/v1, priced as gpt-4\.1-mini/);
+  expect(stdout).toMatch(/→ Read\(.*greet\.js\)/);
+  expect(stdout).toMatch(/→ Edit\(.*greet\.js\)/);
+  expect(stdout).toMatch(/→ Bash\(node greet\.js\)/);
+  expect(stdout).toContain('Hello, world!');
+  expect(stdout).toMatch(/✓ success\n\s+turns 4 · tokens \d+ .* cost \$0\.\d+/);
+}, 180_000);
