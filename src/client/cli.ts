@@ -4,6 +4,7 @@
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ConfigError } from '../shared/config';
+import { CodecConfigError } from './codec';
 import { BatchConflictError } from './batch';
 import { EXIT, err, out, UsageError } from './cli-args';
 import { resultsCommand, submitCommand } from './cli-batch';
@@ -94,7 +95,8 @@ function report(e: unknown): number {
     e instanceof JobsFileError ||
     e instanceof SessionExistsError ||
     e instanceof SessionNotFoundError ||
-    e instanceof BatchConflictError;
+    e instanceof BatchConflictError ||
+    e instanceof CodecConfigError;
   if (badInput) {
     err((e as Error).message);
     return EXIT.usage;

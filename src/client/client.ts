@@ -5,12 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import type { PayloadCodec } from '@temporalio/common';
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import * as api from '../shared/api';
 import { startSearchAttributes } from '../shared/batch';
 import { parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
 import type { EventsPage, ResultMessage, SDKMessage } from '../shared/events';
 import type { Message } from '../shared/messages';
+import { codecFromEnv } from './codec';
 import { followEvents, quote } from './stream';
 
 export interface ConnectOptions {
@@ -29,6 +31,9 @@ export interface ConnectOptions {
   connection?: Connection;
   /** The workers' workflow queue (default DURABLE_AGENT_TASK_QUEUE, else `agent`). */
   taskQueue?: string;
+  /** Payload codecs, the same as the workers' (DESIGN D9); default from DURABLE_AGENT_ENCRYPTION_KEYS /
+   *  DURABLE_AGENT_COMPRESS in `env` (src/client/codec.ts); `[]` turns them off. */
+  payloadCodecs?: PayloadCodec[];
 }
 
 /** The connection settings `connect` would use: explicit options over profile over TEMPORAL_* variables. */
@@ -109,6 +114,8 @@ export class DurableAgentClient {
 
   static async connect(opts: ConnectOptions = {}): Promise<DurableAgentClient> {
     const settings = resolveConnectOptions(opts);
+    // Before connecting: a malformed key fails here, not at the first payload.
+    const payloadCodecs = opts.payloadCodecs ?? codecFromEnv(opts.env ?? process.env);
     const connection =
       opts.connection ??
       (await Connection.connect({
@@ -117,7 +124,8 @@ export class DurableAgentClient {
         ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
         ...(settings.metadata ? { metadata: settings.metadata } : {}),
       }));
-    return new DurableAgentClient(new Client({ connection, namespace: settings.namespace }), settings.taskQueue, !opts.connection);
+    const client = new Client({ connection, namespace: settings.namespace, ...(payloadCodecs?.length ? { dataConverter: { payloadCodecs } } : {}) });
+    return new DurableAgentClient(client, settings.taskQueue, !opts.connection);
   }
 
   get namespace(): string {

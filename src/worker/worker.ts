@@ -3,6 +3,7 @@
  * workflows on `agent`, model calls on `agent-model`, tools on `agent-tools`.
  */
 import { readFileSync } from 'node:fs';
+import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { TASK_QUEUES, taskQueuesFor } from '../shared/api';
 import { DEFAULT_PRICING, type PricingTable } from '../shared/pricing';
@@ -10,6 +11,7 @@ import { createModelActivities } from '../activities/model';
 import { createSessionStoreActivities } from '../activities/transcript';
 import { createToolActivities } from '../activities';
 import { createToolRegistry, type ToolDefinition } from '../activities/tools';
+import { codecFromEnv, encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../client/codec';
 
 export interface CreateWorkerOptions {
   /** An existing connection; otherwise one is opened to `address`. */
@@ -37,6 +39,9 @@ export interface CreateWorkerOptions {
   /** Temporal worker tuning per role (concurrency slots, workflow cache), passed through as is;
    *  the SDK defaults (100 activities, 40 workflow tasks) cap a worker far below 1,000 sessions. */
   tuning?: { workflow?: WorkflowWorkerTuning; model?: ActivityWorkerTuning; tools?: ActivityWorkerTuning };
+  /** Payload codecs (encryption, compression; DESIGN D9); default from DURABLE_AGENT_ENCRYPTION_KEYS /
+   *  DURABLE_AGENT_COMPRESS (src/client/codec.ts); `[]` turns them off. Clients need the same. */
+  payloadCodecs?: PayloadCodec[];
 }
 
 export type WorkflowWorkerTuning = Pick<
@@ -96,8 +101,26 @@ export async function connectWithRetry(address: string, log: (line: string) => v
   }
 }
 
+/**
+ * The workers' data converters. Each Worker hands its own `dataConverter` to the client it gives
+ * activities (`Context.current().client`, used by the `prompt` and `transcript` queries), so that
+ * client decodes with the same codecs (checked in @temporalio/worker 1.24's `Worker.client`).
+ * With encryption on, activity failures' messages and stacks are encrypted too (they can quote a
+ * provider's error about the prompt); the workflow worker keeps the default failure converter,
+ * because a `failureConverterPath` would be bundled into the workflow sandbox.
+ */
+function workerDataConverters(codecs: PayloadCodec[] | undefined): { workflow?: DataConverter; activity?: DataConverter } {
+  if (!codecs || codecs.length === 0) return {};
+  return {
+    workflow: { payloadCodecs: codecs },
+    activity: { payloadCodecs: codecs, ...(encrypts(codecs) ? { failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH } : {}) },
+  };
+}
+
 export async function createWorker(opts: CreateWorkerOptions = {}): Promise<AgentWorker> {
   const log = opts.log ?? ((l: string) => console.error(l));
+  // Before connecting: a malformed key fails start-up, not the first payload.
+  const dataConverters = workerDataConverters(opts.payloadCodecs ?? codecFromEnv());
   const address = opts.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
   const namespace = opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
   const connection = opts.connection ?? (await connectWithRetry(address, log));
@@ -114,6 +137,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       await Worker.create({
         ...common,
         taskQueue: queues.workflow,
+        dataConverter: dataConverters.workflow,
         ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
         ...opts.tuning?.workflow,
       }),
@@ -124,6 +148,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       await Worker.create({
         ...common,
         taskQueue: queues.model,
+        dataConverter: dataConverters.activity,
         activities: {
           ...createSessionStoreActivities(),
           ...createModelActivities({
@@ -144,6 +169,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       await Worker.create({
         ...common,
         taskQueue: queues.tools,
+        dataConverter: dataConverters.activity,
         activities: createToolActivities(createToolRegistry(opts.tools ?? [])),
         ...opts.tuning?.tools,
       }),

@@ -89,7 +89,12 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, mode
     });
   let worker: AgentWorker | undefined = await newWorker();
   let running = worker.run();
-  const client = await DurableAgentClient.connect({ connection: await Connection.connect({ address }), taskQueue });
+  // `opts.payloadCodecs` (encryption, compression) reaches the worker through `...opts` and the client here.
+  const client = await DurableAgentClient.connect({
+    connection: await Connection.connect({ address }),
+    taskQueue,
+    ...(opts.payloadCodecs ? { payloadCodecs: opts.payloadCodecs } : {}),
+  });
   const root = mkdtempSync(path.join(tmpdir(), 'da-test-'));
   let n = 0;
   const workspace = () => mkdtempSync(path.join(root, `ws${n++}-`));
