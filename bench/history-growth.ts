@@ -89,7 +89,8 @@ async function main(): Promise<void> {
         compaction: { toolResultBudgetChars: 0, enabled: false },
         loopDetection: { enabled: false },
       });
-      await session.result();
+      const done = await session.result();
+      if (done.subtype !== 'success') throw new Error(`our ${n}-turn session ended ${done.subtype}: ${done.errors?.join('; ')}`);
       const ourTranscript = JSON.stringify(await session.transcript()).length;
       const breakdown = values.breakdown ? new Map<string, number>() : undefined;
       const ourHistory = await historyBytes(client, session.sessionId, breakdown);

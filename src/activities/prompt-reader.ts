@@ -7,7 +7,8 @@ import { promptQuery, type PromptPage } from '../shared/api';
 import type { Message } from '../shared/messages';
 import type { ToolSpec } from '../shared/tools';
 
-const PAGE_BYTES = 2 * 1024 * 1024;
+/** Per query answer; the workflow also caps a page at 1 MiB (a query answer is one payload). */
+const PAGE_BYTES = 1024 * 1024;
 
 export interface PromptRef {
   sessionId: string;

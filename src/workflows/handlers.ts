@@ -10,7 +10,8 @@ import { usageView } from './state';
 import { jsonBytes } from '../shared/payload';
 import type { ExitReason } from './decide';
 
-const QUERY_PAGE_BYTES = 2 * 1024 * 1024; // stay well under the 4 MiB gRPC limit
+/** A query answer is one payload: it must stay under the 2 MiB payload limit (and 4 MiB gRPC). */
+export const QUERY_PAGE_BYTES = 1024 * 1024;
 const REMEMBERED_MESSAGE_IDS = 1_000;
 
 /** What the handlers may see and touch of a running session. */
@@ -114,17 +115,22 @@ export function installHandlers(s: SessionControl): void {
     const start = opts?.start ?? 0;
     return byteBoundedPage(state.messages.slice(start, start + (opts?.limit ?? state.messages.length)));
   });
-  setHandler(api.promptQuery, ({ upTo, start, maxBytes, withTools }) => ({
-    system: state.systemPrompt,
-    tools: withTools ? state.tools : [],
-    messages: byteBoundedPage(state.messages.slice(start, upTo), Math.min(maxBytes, QUERY_PAGE_BYTES)),
-    start,
-    total: upTo,
-  }));
+  setHandler(api.promptQuery, (args) => promptPage(state, args));
+}
+
+/** One page of the prompt; the whole answer (system prompt and tools included) fits `maxBytes`. */
+export function promptPage(
+  state: Pick<LoopState, 'systemPrompt' | 'tools' | 'messages'>,
+  { upTo, start, maxBytes, withTools }: { upTo: number; start: number; maxBytes: number; withTools: boolean },
+): api.PromptPage {
+  const system = state.systemPrompt;
+  const tools = withTools ? state.tools : [];
+  const budget = Math.min(maxBytes, QUERY_PAGE_BYTES) - jsonBytes(system) - jsonBytes(tools) - 64;
+  return { system, tools, messages: byteBoundedPage(state.messages.slice(start, upTo), Math.max(budget, 1)), start, total: upTo };
 }
 
 /** Trim a page so its JSON stays under `maxBytes` (always at least one item). */
-function byteBoundedPage<T>(items: T[], maxBytes = QUERY_PAGE_BYTES): T[] {
+export function byteBoundedPage<T>(items: T[], maxBytes = QUERY_PAGE_BYTES): T[] {
   let bytes = 0;
   for (let i = 0; i < items.length; i++) {
     bytes += jsonBytes(items[i]);

@@ -6,6 +6,8 @@
  * index drops. The summary the model writes carries a `[scenario:…-after]` tag, which routes
  * the session's later requests to a scenario written for the compacted transcript.
  */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import { CONTINUATION_PREFIX } from '../../src/workflows/compaction';
 import type { SDKMessage } from '../../src/shared/events';
@@ -102,4 +104,18 @@ test('loop detection: the same call repeated injects a warning before the next m
   const lastUser = fourth[fourth.length - 1]!;
   expect(lastUser).toEqual({ role: 'user', content: warning.message });
   expect(requestsOf('looping')[2]!.body.messages.some((m) => m.role === 'user' && m.content === warning.message)).toBe(false);
+});
+
+test('a transcript larger than one payload (2 MiB) is read by the model activity in pages', async () => {
+  const ws = h.workspace();
+  const file = path.join(ws, 'big.txt');
+  writeFileSync(file, Array.from({ length: 1_000 }, (_, i) => `${String(i).padStart(4, '0')} ${'z'.repeat(90)}`).join('\n'));
+  const reads = Array.from({ length: 24 }, () => turn.tool('Read', { file_path: file }, usage(1_000)));
+  const { handle, result } = await h.run(
+    { name: 'big-transcript', turns: [...reads, turn.text('read it all', usage(1_000))] },
+    { cwd: ws, compaction: { enabled: false, toolResultBudgetChars: 0 }, loopDetection: { enabled: false } },
+  );
+  expect(result).toMatchObject({ subtype: 'success', num_turns: 25 });
+  expect(JSON.stringify(await handle.transcript()).length).toBeGreaterThan(2.2 * 1024 * 1024);
+  expect(requestsOf('big-transcript')[24]!.body.messages.filter((m) => m.role === 'tool')).toHaveLength(24);
 });
