@@ -121,6 +121,15 @@ class Session implements SessionControl {
       toolNames: state.tools.map((t) => t.name),
     });
     this.emitInit();
+    if (cfg.includePartialMessages) {
+      // Per-token events would have to pass through history (DESIGN D6 forbids it); until a
+      // side channel exists, say so rather than silently ignore the option.
+      this.log.emit({
+        type: 'system',
+        subtype: 'warning',
+        message: 'includePartialMessages is not supported yet: assistant messages arrive whole, once each model call completes.',
+      });
+    }
   }
 
   private emitInit(): void {

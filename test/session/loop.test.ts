@@ -242,3 +242,10 @@ test('invalid options are rejected by the client before anything starts, naming 
   await expect(h.client.start({ prompt: 'x', cwd: '/tmp', maxTurns: 'three' as never })).rejects.toThrow(/maxTurns/);
   await expect(h.client.start({ prompt: 'x', cwd: '/tmp', colour: 'red' } as never)).rejects.toThrow("invalid session config: colour: unknown option 'colour'");
 });
+
+test('includePartialMessages is not silently ignored: the stream says it is unsupported', async () => {
+  const { messages } = await h.run({ name: 'partial', turns: [turn.text('hi')] }, { includePartialMessages: true });
+  expect(messages.find((m) => m.type === 'system' && m.subtype === 'warning')).toMatchObject({
+    message: expect.stringMatching(/^includePartialMessages is not supported yet/),
+  });
+});
