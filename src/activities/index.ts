@@ -6,6 +6,7 @@ import { Context } from '@temporalio/activity';
 import type { ModelActivities, ToolActivities } from '../shared/activities';
 import type { RunToolInput, ToolOutcome } from '../shared/tools';
 import { createModelActivities, type ModelDeps } from './model';
+import { heartbeatEveryMs } from './heartbeat';
 import type { ToolRegistry } from './tools';
 
 export interface ActivityDeps {
@@ -27,13 +28,16 @@ export function createToolActivities(registry: ToolRegistry): ToolActivities {
         if (d !== undefined) details = d;
         ctx.heartbeat(details);
       };
-      const ticker = setInterval(() => heartbeat(), 2_000);
+      const ticker = setInterval(() => heartbeat(), heartbeatEveryMs());
       try {
         return await registry.run(input, {
           signal: ctx.cancellationSignal,
           heartbeat,
           attempt: ctx.info.attempt,
           previousHeartbeat: ctx.info.heartbeatDetails,
+          attemptKey: ctx.info.workflowExecution
+            ? `${ctx.info.workflowExecution.workflowId}/${ctx.info.workflowExecution.runId}/${ctx.info.activityId}`
+            : undefined,
         });
       } finally {
         clearInterval(ticker);

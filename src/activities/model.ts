@@ -14,6 +14,7 @@ import type { ToolSpec } from '../shared/tools';
 import { mapFinishReason, toChatMessages, toChatTools, toToolUseBlocks, type PartialToolCall } from './chat-format';
 import { classifyModelError, expectedBackoffMs } from './model-errors';
 import { readPrompt } from './prompt-reader';
+import { heartbeatEveryMs, keepAlive } from './heartbeat';
 import { summarize } from './summarize';
 
 export interface ModelDeps {
@@ -33,7 +34,15 @@ export function createModelActivities(deps: ModelDeps): ModelActivities {
   return {
     async callModel(input: CallModelInput): Promise<AssistantReply> {
       const ctx = Context.current();
-      const prompt = await readPrompt(input);
+      // Beat while the prompt is read too: after a worker crash that query can wait on the
+      // server for the session's workflow task, and a silent attempt would be timed out.
+      const stop = keepAlive({ phase: 'reading prompt' }, deps.heartbeatEveryMs);
+      let prompt: Awaited<ReturnType<typeof readPrompt>>;
+      try {
+        prompt = await readPrompt(input);
+      } finally {
+        stop();
+      }
       if (input.appendUserText) prompt.messages.push({ role: 'user', content: input.appendUserText });
       const started = Date.now();
       try {
@@ -86,7 +95,7 @@ async function streamCompletion(
       return;
     }
     ctx.heartbeat({ phase: 'waiting' });
-  }, deps.heartbeatEveryMs ?? 2_000);
+  }, heartbeatEveryMs(deps.heartbeatEveryMs));
 
   try {
     const tools = prompt.tools.length ? toChatTools(prompt.tools) : undefined;

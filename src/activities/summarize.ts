@@ -14,6 +14,7 @@ import { costOf, DEFAULT_CONTEXT_WINDOW, lookupPrice } from '../shared/pricing';
 import type { ModelDeps } from './model';
 import { classifyModelError } from './model-errors';
 import { readPrompt } from './prompt-reader';
+import { heartbeatEveryMs, keepAlive } from './heartbeat';
 
 export const SUMMARY_SYSTEM_PROMPT = `You write the hand-over summary for a coding agent whose conversation has grown too long for its context window. The older part of the conversation will be replaced by your summary; the agent will see only the summary and the most recent messages, and must carry on the work without redoing it or asking the user again.
 
@@ -93,7 +94,13 @@ function clip(text: string, max: number): string {
 
 export async function summarize(client: OpenAI, deps: ModelDeps, input: SummarizeInput): Promise<SummarizeResult> {
   const ctx = Context.current();
-  const prompt = await readPrompt({ ...input, withTools: false });
+  const stop = keepAlive({ phase: 'reading transcript' }, deps.heartbeatEveryMs);
+  let prompt: Awaited<ReturnType<typeof readPrompt>>;
+  try {
+    prompt = await readPrompt({ ...input, withTools: false });
+  } finally {
+    stop();
+  }
   const window = lookupPrice(input.model, deps.pricing)?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   // 3 characters a token (code and JSON run denser than prose), leaving room for the reply.
   const maxInputChars = Math.max(20_000, (window - input.maxOutputTokens - 2_000) * 3);
@@ -110,7 +117,7 @@ export async function summarize(client: OpenAI, deps: ModelDeps, input: Summariz
       stalled = true;
       abort.abort(new Error('stalled'));
     } else ctx.heartbeat({ phase: 'summarizing' });
-  }, deps.heartbeatEveryMs ?? 2_000);
+  }, heartbeatEveryMs(deps.heartbeatEveryMs));
   try {
     const stream = await client.chat.completions.create(
       {

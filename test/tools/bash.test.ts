@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { BASH_INTERRUPTED_MESSAGE, createToolOps, lastCommandName } from '../../src/activities/tools';
 import { call, removeTempDirs, tempDir } from './helpers';
+import { createAttemptJournal } from '../../src/activities/tools/attempts';
 
 let cwd: string;
 beforeEach(async () => {
@@ -177,6 +178,21 @@ describe('Bash cancellation and retries', () => {
         'Inspect the workspace before retrying it.',
     );
     await expect(fs.readFile(log, 'utf8')).rejects.toThrow(/ENOENT/);
+  });
+
+  test('attempt 2 finds the durable journal entry even when the heartbeat never reached the server', async () => {
+    const log = path.join(cwd, 'log');
+    const ops = createToolOps({ attempts: createAttemptJournal(await tempDir('da-journal-')) });
+    const command = `echo ran >> ${log}`;
+    const first = await call(cwd, 'Bash', { command }, { ops, attempt: 1, attemptKey: 'wf/run/7' });
+    expect(first.isError).toBe(false);
+    // The worker "died" before its heartbeat landed: no previousHeartbeat on the retry.
+    const retry = await call(cwd, 'Bash', { command }, { ops, attempt: 2, attemptKey: 'wf/run/7' });
+    expect(retry).toMatchObject({ content: BASH_INTERRUPTED_MESSAGE, isError: true });
+    expect(await fs.readFile(log, 'utf8')).toBe('ran\n');
+    // Another activity (another key) is unaffected.
+    const other = await call(cwd, 'Bash', { command }, { ops, attempt: 2, attemptKey: 'wf/run/8' });
+    expect(other.isError).toBe(false);
   });
 
   test('attempt 2 whose predecessor never started runs normally', async () => {

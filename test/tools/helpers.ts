@@ -29,6 +29,7 @@ export interface CallOptions {
   signal?: AbortSignal;
   attempt?: number;
   previousHeartbeat?: unknown;
+  attemptKey?: string;
   heartbeats?: unknown[];
   extraTools?: ToolDefinition[];
 }
@@ -43,6 +44,7 @@ export function call(cwd: string, name: string, input: unknown, opts: CallOption
       heartbeat: (d) => opts.heartbeats?.push(d),
       attempt: opts.attempt ?? 1,
       previousHeartbeat: opts.previousHeartbeat,
+      attemptKey: opts.attemptKey,
       ops: opts.ops ?? createToolOps(opts.opsOptions),
     },
   );

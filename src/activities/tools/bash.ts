@@ -217,7 +217,8 @@ export const bashTool: ToolDefinition<BashInput> = {
   schema: BashInput,
   readOnly: false,
   async execute(input, ctx) {
-    if (ctx.attempt > 1 && previousAttemptStarted(ctx.previousHeartbeat)) {
+    const journalSaysStarted = ctx.attemptKey !== undefined && ctx.ops.attempts.started(ctx.attemptKey);
+    if (ctx.attempt > 1 && (journalSaysStarted || previousAttemptStarted(ctx.previousHeartbeat))) {
       return toolError(BASH_INTERRUPTED_MESSAGE, { structured: { interrupted: true, previousAttempt: true } });
     }
     if (ctx.signal.aborted) return toolError('Command was aborted before it started');
@@ -227,7 +228,9 @@ export const bashTool: ToolDefinition<BashInput> = {
       return toolError(`Working directory does not exist: ${ctx.context.cwd}`);
     }
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
-    // Recorded before the process exists: a retry that sees it cannot know whether it ran.
+    // Recorded durably before the process exists: a retry that finds it cannot know whether the
+    // command ran, so it says so instead of running it again (DESIGN D4).
+    if (ctx.attemptKey !== undefined) ctx.ops.attempts.markStarted(ctx.attemptKey);
     ctx.heartbeat({ started: true });
     const run = await runCommand(input.command, timeoutMs, ctx);
     if (run.spawnError) return toolError(`Failed to start bash: ${run.spawnError.message}`);

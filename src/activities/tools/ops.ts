@@ -3,6 +3,7 @@
  * a tool can be pointed at another filesystem (a sandbox, a remote host) without touching its
  * logic. The default implementation is plain `node:fs` and `node:child_process`.
  */
+import { createAttemptJournal, type AttemptJournal } from './attempts';
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { accessSync, constants as fsConstants, createReadStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -51,6 +52,8 @@ export interface ToolOps {
   scrubEnvNames: string[];
   /** Path of `rg`; null forces Grep's JS fallback. */
   ripgrep: string | null;
+  /** Durable record of started attempts of non-idempotent commands (DESIGN D4). */
+  attempts: AttemptJournal;
 }
 
 export interface ToolOpsOptions {
@@ -61,6 +64,8 @@ export interface ToolOpsOptions {
   scrubEnvNames?: string[];
   /** Default: `rg` looked up on PATH; pass null to force the JS fallback. */
   ripgrep?: string | null;
+  /** Default: a journal under $XDG_STATE_HOME (or ~/.local/state)/durable-agent/attempts. */
+  attempts?: AttemptJournal;
 }
 
 function toStat(s: import('node:fs').Stats): FileStat {
@@ -128,6 +133,7 @@ export function createToolOps(options: ToolOpsOptions = {}): ToolOps {
     },
     scrubEnvNames: options.scrubEnvNames ?? parseScrubList(process.env[SCRUB_ENV_VAR]),
     ripgrep: options.ripgrep === undefined ? findExecutable('rg') : options.ripgrep,
+    attempts: options.attempts ?? createAttemptJournal(),
   };
 }
 

@@ -17,6 +17,11 @@ export interface ToolExecContext {
   attempt: number;
   /** Heartbeat details left by the previous attempt, if any. */
   previousHeartbeat?: unknown;
+  /**
+   * Identifies this activity across its attempts (workflow id / run id / activity id), for the
+   * attempt journal; absent outside an activity.
+   */
+  attemptKey?: string;
   ops: ToolOps;
 }
 
