@@ -137,9 +137,7 @@ export interface WorkerProcess {
 
 export function spawnWorker(opts: WorkerProcessOptions): WorkerProcess {
   const roles = opts.roles ?? ['workflow', 'model', 'tools'];
-  // `--import tsx`: bin/durable-agent.js registers only tsx's require hook, and the CLI loads its
-  // subcommands with import(), which then cannot resolve .ts files (see the chaos report).
-  const args = ['--import', 'tsx', CLI, 'worker', ...(opts.roles ? ['--roles', roles.join(',')] : [])];
+  const args = [CLI, 'worker', ...(opts.roles ? ['--roles', roles.join(',')] : [])];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TEMPORAL_ADDRESS: opts.address,

@@ -1,0 +1,46 @@
+/**
+ * `npm run bench`: every benchmark, one after another, each in its own process (a fresh Temporal
+ * runtime and a fresh dev server each), printing its figures. Each file also runs alone:
+ *
+ *   npx tsx bench/per-turn-overhead.ts   1. per-turn overhead vs a bare two-activity loop
+ *   npx tsx bench/throughput.ts          2. turns/s and RSS at 100, 500, 1,000 sessions
+ *   npx tsx bench/recovery.ts            3. SIGKILL mid model call → turn done elsewhere
+ *   npx tsx bench/history-growth.ts      4. history bytes ÷ transcript bytes
+ *
+ *   npm run bench -- --only per-turn-overhead,recovery
+ *
+ * Results and how to read them: docs/BENCHMARKS.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const BENCHMARKS = ['per-turn-overhead', 'throughput', 'recovery', 'history-growth'];
+
+function main(): number {
+  const { values } = parseArgs({ options: { only: { type: 'string' } } });
+  const chosen = values.only ? values.only.split(',').map((s) => s.trim()) : BENCHMARKS;
+  const unknown = chosen.filter((b) => !BENCHMARKS.includes(b));
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark(s): ${unknown.join(', ')} (known: ${BENCHMARKS.join(', ')})`);
+    return 2;
+  }
+  let failed = 0;
+  for (const name of chosen) {
+    const file = path.join(__dirname, `${name}.ts`);
+    if (!existsSync(file)) {
+      console.error(`\n[bench] ${name}: ${file} does not exist`);
+      failed++;
+      continue;
+    }
+    console.error(`\n[bench] ${name}…`);
+    const started = Date.now();
+    const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', file], { stdio: 'inherit' });
+    console.error(`[bench] ${name}: ${r.status === 0 ? 'done' : `FAILED (${r.signal ?? `exit ${r.status}`})`} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    if (r.status !== 0) failed++;
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+process.exit(main());

@@ -1,0 +1,190 @@
+/**
+ * Shared by the benchmarks: a dev server of their own (SQLite in a temp dir, the server's default
+ * dynamic config, as `durable-agent server` runs it), history timestamps, /proc readings, and
+ * plain-text output.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { temporal } from '@temporalio/proto';
+import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
+import type { CreateWorkerOptions } from '../src/worker/worker';
+import { startDevServer, type DevServer } from '../src/worker/dev-server';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+let runtimeInstalled = false;
+/** Keep the SDK's INFO lines (worker state changes) out of the figures. */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  runtimeInstalled = true;
+}
+
+export async function startBenchServer(inMemory = false): Promise<{ server: DevServer; dir: string }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'da-bench-'));
+  const server = await startDevServer({ dbFile: inMemory ? ':memory:' : path.join(dir, 'temporal.db'), ui: false, startTimeoutMs: 120_000, dynamicConfig: { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 } });
+  return { server, dir };
+}
+
+export function eventMs(e: HistoryEvent): number {
+  return Number(e.eventTime?.seconds ?? 0) * 1000 + Math.round((e.eventTime?.nanos ?? 0) / 1e6);
+}
+
+/** Times (ms) at which activities of `type` were scheduled, in history order. */
+export function scheduledTimes(events: HistoryEvent[], type: string): number[] {
+  return events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type).map(eventMs);
+}
+
+/** Started → completed of each activity of `type` (its execution on the worker, as the server saw it). */
+export function runTimes(events: HistoryEvent[], type: string): number[] {
+  const ids = new Set(
+    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type).map((e) => String(e.eventId)),
+  );
+  const started = new Map<string, number>();
+  const out: number[] = [];
+  for (const e of events) {
+    const s = e.activityTaskStartedEventAttributes;
+    if (s && ids.has(String(s.scheduledEventId))) started.set(String(s.scheduledEventId), eventMs(e));
+    const c = e.activityTaskCompletedEventAttributes;
+    if (c && started.has(String(c.scheduledEventId))) out.push(eventMs(e) - started.get(String(c.scheduledEventId))!);
+  }
+  return out;
+}
+
+/** Scheduled → started of every activity and workflow task: how long tasks wait to be dispatched. */
+export function dispatchWaits(events: HistoryEvent[]): number[] {
+  const scheduled = new Map<string, number>();
+  const out: number[] = [];
+  for (const e of events) {
+    if (e.activityTaskScheduledEventAttributes || e.workflowTaskScheduledEventAttributes) scheduled.set(String(e.eventId), eventMs(e));
+    const id = e.activityTaskStartedEventAttributes?.scheduledEventId ?? e.workflowTaskStartedEventAttributes?.scheduledEventId;
+    if (id !== undefined && id !== null && scheduled.has(String(id))) out.push(eventMs(e) - scheduled.get(String(id))!);
+  }
+  return out;
+}
+
+export function gaps(times: number[]): number[] {
+  return times.slice(1).map((t, i) => t - times[i]!);
+}
+
+export function median(xs: number[]): number {
+  return percentile(xs, 50);
+}
+
+export function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const i = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
+  return s[i]!;
+}
+
+/** Resident set size of a process, in bytes (Linux). */
+export function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+/** CPU time (user + system) a process has used so far, in ms (Linux). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime
+  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+}
+
+export function machine(): string {
+  const cpu = cpus();
+  return `${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+}
+
+/** The 1-minute load average: figures taken on a busy machine say so. */
+export function load(): string {
+  return `load average ${loadavg()[0]!.toFixed(2)} on ${cpus().length} cores`;
+}
+
+export const ms = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(x < 10 ? 2 : 1)} ms` : 'n/a');
+export const mib = (x: number): string => `${(x / 2 ** 20).toFixed(1)} MiB`;
+
+export function table(rows: (string | number)[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
+  return rows.map((r) => r.map((v, c) => String(v).padEnd(widths[c]!)).join('  ').trimEnd()).join('\n');
+}
+
+export const sleep = (t: number): Promise<void> => new Promise((r) => setTimeout(r, t));
+
+/** Run `fn` over `items` with at most `n` in flight. */
+export async function pool<T, R>(items: T[], n: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** The session workflow bundled once into `dir`, for worker processes (DURABLE_AGENT_WORKFLOW_BUNDLE). */
+export async function writeBundle(dir: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../src/workflows'),
+    logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
+  });
+  const file = path.join(dir, 'workflow-bundle.js');
+  writeFileSync(file, code);
+  return file;
+}
+
+export interface BenchWorker {
+  pid: number;
+  ready: Promise<void>;
+  /** SIGTERM and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/** bench/worker-process.ts in its own process, so its RSS and CPU are its own. */
+export function spawnBenchWorker(opts: {
+  address: string;
+  modelUrl: string;
+  bundlePath: string;
+  tuning?: CreateWorkerOptions['tuning'];
+}): BenchWorker {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'worker-process.ts')], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: opts.address,
+      OPENAI_BASE_URL: opts.modelUrl,
+      OPENAI_API_KEY: 'bench',
+      DURABLE_AGENT_WORKFLOW_BUNDLE: opts.bundlePath,
+      BENCH_WORKER_TUNING: JSON.stringify(opts.tuning ?? {}),
+    },
+    stdio: ['ignore', 'inherit', 'pipe'],
+  });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const ready = new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stderr!.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (/^ready$/m.test(out)) resolve();
+    });
+    void exited.then(() => reject(new Error(`bench worker exited before it was ready:\n${out}`)));
+  });
+  ready.catch(() => undefined);
+  return {
+    pid: child.pid!,
+    ready,
+    async stop() {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * A worker process for the benchmarks: `createWorker` with tuning passed as JSON in
+ * BENCH_WORKER_TUNING (the CLI worker takes no tuning flags), the workflow bundle from
+ * DURABLE_AGENT_WORKFLOW_BUNDLE, the model endpoint from OPENAI_BASE_URL. Prints "ready" on
+ * stderr once polling; SIGTERM stops it.
+ */
+import { createWorker, type CreateWorkerOptions } from '../src/worker/worker';
+import { quietRuntime } from './lib';
+
+async function main(): Promise<void> {
+  quietRuntime();
+  const tuning = JSON.parse(process.env.BENCH_WORKER_TUNING ?? '{}') as CreateWorkerOptions['tuning'];
+  const bundle = process.env.DURABLE_AGENT_WORKFLOW_BUNDLE;
+  const worker = await createWorker({
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+    tuning,
+    log: (l) => console.error(l),
+  });
+  process.once('SIGTERM', () => worker.shutdown());
+  console.error('ready');
+  await worker.run();
+  await worker.connection.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);
