@@ -119,3 +119,28 @@ test('a transcript larger than one payload (2 MiB) is read by the model activity
   expect(JSON.stringify(await handle.transcript()).length).toBeGreaterThan(2.2 * 1024 * 1024);
   expect(requestsOf('big-transcript')[24]!.body.messages.filter((m) => m.role === 'tool')).toHaveLength(24);
 });
+
+test('max_tokens with a nearly full context compacts and carries on instead of ending the session', async () => {
+  h.model.addScenario([
+    { name: 'summaries-cutoff', turns: [turn.text('[scenario:cutoff-after] Ran steps one and two.')] },
+    { name: 'cutoff-after', turns: [turn.text('unused'), turn.text('Finished after the cut-off.')] },
+  ]);
+  const { messages, result } = await h.run(
+    {
+      name: 'cutoff',
+      turns: [
+        turn.tool('Bash', { command: 'echo one' }, usage(1_000)),
+        turn.tool('Bash', { command: 'echo two' }, usage(2_000)),
+        turn.text('A very long answer that got cut', { finish_reason: 'length', usage: { prompt_tokens: 8_500, completion_tokens: 500 } }),
+      ],
+    },
+    { compaction: { contextWindow: 10_000, threshold: 0.8, keepRecentTurns: 1, summaryModel: 'scripted/summaries-cutoff' } },
+  );
+  expect(result).toMatchObject({ subtype: 'success', result: 'Finished after the cut-off.' });
+  expect(messages.filter((m) => m.type === 'system' && m.subtype === 'compact_boundary')).toHaveLength(1);
+  const after = requestsOf('cutoff-after')[0]!.body.messages;
+  expect(after[after.length - 1]).toEqual({
+    role: 'user',
+    content: 'Your previous response was cut off at the output token limit. Continue from where it stopped, in smaller steps.',
+  });
+});
