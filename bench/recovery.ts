@@ -5,7 +5,7 @@
  *   npx tsx bench/recovery.ts [--reps 3]
  *
  * Three set-ups, each `reps` times:
- *  - default timeouts (heartbeatTimeoutMs 20 s, retry from 1 s), two workers running everything;
+ *  - default timeouts (heartbeatTimeoutMs 8 s, retry from 1 s), two workers running everything;
  *  - heartbeatTimeoutMs 5 s, same workers;
  *  - heartbeatTimeoutMs 5 s, the workflow on a third worker that is not killed (the killed one
  *    ran only model and tool activities).
@@ -29,7 +29,7 @@ interface Setup {
 }
 
 const SETUPS: Setup[] = [
-  { name: 'default timeouts (heartbeat 20 s), workflow + activities on both workers', slots: [['workflow', 'model', 'tools'], ['workflow', 'model', 'tools']] },
+  { name: 'default timeouts (heartbeat 8 s), workflow + activities on both workers', slots: [['workflow', 'model', 'tools'], ['workflow', 'model', 'tools']] },
   { name: 'heartbeatTimeoutMs 5 s, workflow + activities on both workers', heartbeatTimeoutMs: 5_000, slots: [['workflow', 'model', 'tools'], ['workflow', 'model', 'tools']] },
   { name: 'heartbeatTimeoutMs 5 s, workflow on a third worker (not killed)', heartbeatTimeoutMs: 5_000, slots: [['model', 'tools'], ['model', 'tools'], ['workflow']] },
 ];

@@ -44,7 +44,7 @@ export const SessionConfig = z
     requireDoneTool: z.boolean().default(false),
     retry: RetryOptions.prefault({}),
     /** Heartbeat timeout of model and tool activities (ms): how fast a dead worker is noticed. */
-    heartbeatTimeoutMs: z.number().int().min(1_000).default(10_000),
+    heartbeatTimeoutMs: z.number().int().min(1_000).default(8_000),
     /** Interactive sessions wait this long for the next message before closing (ms). */
     idleTimeoutMs: z.number().int().positive().default(24 * 3_600_000),
     /** At maxTurns, make one last call without tools for a summary of where things stand (seed 004 §6). */

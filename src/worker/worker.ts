@@ -139,6 +139,10 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
         taskQueue: queues.workflow,
         dataConverter: dataConverters.workflow,
         ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+        // When a worker dies holding sessions, their next workflow task (and the retried model
+        // call's prompt query) waits on its sticky queue until this expires: keep it short so
+        // recovery is bounded by the heartbeat timeout, not by the sticky wait (default 10 s).
+        stickyQueueScheduleToStartTimeout: '3s',
         ...opts.tuning?.workflow,
       }),
     );
