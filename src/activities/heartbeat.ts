@@ -21,3 +21,47 @@ export function keepAlive(details: unknown, maxEveryMs?: number): () => void {
   const ticker = setInterval(() => ctx.heartbeat(details), heartbeatEveryMs(maxEveryMs));
   return () => clearInterval(ticker);
 }
+
+/**
+ * Watches a provider stream: heartbeats while it is alive, aborts the request when the activity
+ * is cancelled or when nothing arrives for `idleMs` (a hung provider; Temporal then retries).
+ */
+export interface StreamWatchdog {
+  /** Pass to the request; aborted on cancellation or a stall. */
+  signal: AbortSignal;
+  /** Call for every chunk received. */
+  onChunk(details?: unknown): void;
+  /** The error to report instead of the abort's, when the stream stalled. */
+  stallError(): Error | undefined;
+  dispose(): void;
+}
+
+export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: string }): StreamWatchdog {
+  const ctx = Context.current();
+  const abort = new AbortController();
+  const onCancel = () => abort.abort(ctx.cancellationSignal.reason);
+  ctx.cancellationSignal.addEventListener('abort', onCancel);
+  let lastChunkAt = Date.now();
+  let stalled = false;
+  const ticker = setInterval(() => {
+    if (Date.now() - lastChunkAt > opts.idleMs) {
+      stalled = true;
+      abort.abort(new Error('stalled'));
+      return;
+    }
+    ctx.heartbeat({ phase: opts.phase });
+  }, heartbeatEveryMs(opts.maxEveryMs));
+  return {
+    signal: abort.signal,
+    onChunk(details) {
+      lastChunkAt = Date.now();
+      ctx.heartbeat(details ?? { phase: opts.phase });
+    },
+    stallError: () =>
+      stalled ? new Error(`the model sent nothing for ${Math.round(opts.idleMs / 1000)} s; the request was abandoned`) : undefined,
+    dispose() {
+      clearInterval(ticker);
+      ctx.cancellationSignal.removeEventListener('abort', onCancel);
+    },
+  };
+}

@@ -14,7 +14,7 @@ import type { ToolSpec } from '../shared/tools';
 import { mapFinishReason, toChatMessages, toChatTools, toToolUseBlocks, type PartialToolCall } from './chat-format';
 import { classifyModelError, expectedBackoffMs } from './model-errors';
 import { readPrompt } from './prompt-reader';
-import { heartbeatEveryMs, keepAlive } from './heartbeat';
+import { keepAlive, watchStream } from './heartbeat';
 import { summarize } from './summarize';
 
 export interface ModelDeps {
@@ -81,21 +81,7 @@ async function streamCompletion(
   prompt: { system: string; tools: ToolSpec[]; messages: Message[] },
   started: number,
 ): Promise<AssistantReply> {
-  const ctx = Context.current();
-  const idleMs = deps.streamIdleTimeoutMs ?? 120_000;
-  const abort = new AbortController();
-  const onCancel = () => abort.abort(ctx.cancellationSignal.reason);
-  ctx.cancellationSignal.addEventListener('abort', onCancel);
-  let lastChunkAt = Date.now();
-  let stalled = false;
-  const ticker = setInterval(() => {
-    if (Date.now() - lastChunkAt > idleMs) {
-      stalled = true;
-      abort.abort(new Error('stalled'));
-      return;
-    }
-    ctx.heartbeat({ phase: 'waiting' });
-  }, heartbeatEveryMs(deps.heartbeatEveryMs));
+  const watchdog = watchStream({ idleMs: deps.streamIdleTimeoutMs ?? 120_000, maxEveryMs: deps.heartbeatEveryMs, phase: 'waiting' });
 
   try {
     const tools = prompt.tools.length ? toChatTools(prompt.tools) : undefined;
@@ -108,7 +94,7 @@ async function streamCompletion(
         stream_options: { include_usage: true },
         max_completion_tokens: input.maxOutputTokens,
       },
-      { signal: abort.signal },
+      { signal: watchdog.signal },
     );
     let id = '';
     let model = input.model;
@@ -117,8 +103,7 @@ async function streamCompletion(
     const calls: PartialToolCall[] = [];
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) {
-      lastChunkAt = Date.now();
-      ctx.heartbeat({ phase: 'streaming' });
+      watchdog.onChunk({ phase: 'streaming' });
       id ||= chunk.id;
       model = chunk.model || model;
       if (chunk.usage) usage = chunk.usage;
@@ -151,11 +136,9 @@ async function streamCompletion(
       durationMs: Date.now() - started,
     });
   } catch (err) {
-    if (stalled) throw new Error(`the model sent nothing for ${Math.round(idleMs / 1000)} s; the request was abandoned`);
-    throw err;
+    throw watchdog.stallError() ?? err;
   } finally {
-    clearInterval(ticker);
-    ctx.cancellationSignal.removeEventListener('abort', onCancel);
+    watchdog.dispose();
   }
 }
 

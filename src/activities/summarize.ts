@@ -14,7 +14,7 @@ import { costOf, DEFAULT_CONTEXT_WINDOW, lookupPrice } from '../shared/pricing';
 import type { ModelDeps } from './model';
 import { classifyModelError } from './model-errors';
 import { readPrompt } from './prompt-reader';
-import { heartbeatEveryMs, keepAlive } from './heartbeat';
+import { keepAlive, watchStream } from './heartbeat';
 
 export const SUMMARY_SYSTEM_PROMPT = `You write the hand-over summary for a coding agent whose conversation has grown too long for its context window. The older part of the conversation will be replaced by your summary; the agent will see only the summary and the most recent messages, and must carry on the work without redoing it or asking the user again.
 
@@ -106,18 +106,7 @@ export async function summarize(client: OpenAI, deps: ModelDeps, input: Summariz
   const maxInputChars = Math.max(20_000, (window - input.maxOutputTokens - 2_000) * 3);
   const messages = buildSummaryRequest(prompt.messages, { maxInputChars });
   const started = Date.now();
-  const idleMs = deps.streamIdleTimeoutMs ?? 120_000;
-  const abort = new AbortController();
-  const onCancel = () => abort.abort(ctx.cancellationSignal.reason);
-  ctx.cancellationSignal.addEventListener('abort', onCancel);
-  let lastChunkAt = Date.now();
-  let stalled = false;
-  const ticker = setInterval(() => {
-    if (Date.now() - lastChunkAt > idleMs) {
-      stalled = true;
-      abort.abort(new Error('stalled'));
-    } else ctx.heartbeat({ phase: 'summarizing' });
-  }, heartbeatEveryMs(deps.heartbeatEveryMs));
+  const watchdog = watchStream({ idleMs: deps.streamIdleTimeoutMs ?? 120_000, maxEveryMs: deps.heartbeatEveryMs, phase: 'summarizing' });
   try {
     const stream = await client.chat.completions.create(
       {
@@ -127,14 +116,13 @@ export async function summarize(client: OpenAI, deps: ModelDeps, input: Summariz
         stream_options: { include_usage: true },
         max_completion_tokens: input.maxOutputTokens,
       },
-      { signal: abort.signal },
+      { signal: watchdog.signal },
     );
     let text = '';
     let finish: string | null = null;
     let usage: OpenAI.CompletionUsage | undefined;
     for await (const chunk of stream) {
-      lastChunkAt = Date.now();
-      ctx.heartbeat({ phase: 'summarizing' });
+      watchdog.onChunk();
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices[0];
       if (choice?.delta?.content) text += choice.delta.content;
@@ -167,10 +155,8 @@ export async function summarize(client: OpenAI, deps: ModelDeps, input: Summariz
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw new CancelledFailure('summarize cancelled');
     if (err instanceof ApplicationFailure) throw err;
-    const cause = stalled ? new Error(`the model sent nothing for ${Math.round(idleMs / 1000)} s; the request was abandoned`) : err;
-    throw classifyModelError(cause).failure;
+    throw classifyModelError(watchdog.stallError() ?? err).failure;
   } finally {
-    clearInterval(ticker);
-    ctx.cancellationSignal.removeEventListener('abort', onCancel);
+    watchdog.dispose();
   }
 }

@@ -7,6 +7,7 @@ import { closeSignal, sendMessageUpdate } from '../../src/shared/api';
 import { DONE_REMINDER, FINAL_SUMMARY_PROMPT } from '../../src/shared/done-tool';
 import type { ResultMessage, SDKMessage } from '../../src/shared/events';
 import { startHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/wait';
 
 let h: Harness;
 beforeAll(async () => {
@@ -18,15 +19,6 @@ afterAll(async () => {
 
 const requestsOf = (scenario: string) => h.model.requests.filter((r) => r.scenario === scenario);
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test('an interactive session takes three messages, one while the worker is down, and closes', async () => {
   const handle = await h.start(

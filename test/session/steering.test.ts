@@ -8,6 +8,7 @@ import { turn } from '../../src/testing/scripted-model';
 import type { SDKMessage } from '../../src/shared/events';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../../src/shared/messages';
 import { startHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/wait';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,15 +18,6 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function collect(handle: { messages(o?: { pollMs?: number }): AsyncIterable<SDKMessage> }): Promise<SDKMessage[]> {
   const out: SDKMessage[] = [];
