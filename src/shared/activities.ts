@@ -22,7 +22,6 @@ export interface CallModelInput {
   maxAttempts: number;
   initialIntervalMs: number;
   maximumIntervalMs: number;
-  includePartialMessages: boolean;
 }
 
 export interface SummarizeInput {

@@ -5,7 +5,6 @@
  */
 import type { ModelActivities } from '../shared/activities';
 import type { ToolUseBlock } from '../shared/messages';
-import { jsonBytes } from '../shared/payload';
 import { applyCompaction, planCompaction } from './compaction';
 import { contextUsage, estimateTokens, resolveCompaction, shouldCompact, type ResolvedCompaction } from './context';
 import { detectLoop, loopWarningText, recordTurn } from './loop-detect';
@@ -99,9 +98,4 @@ export function checkForLoop(state: LoopState, log: EventLog, calls: ToolUseBloc
   const text = loopWarningText(match, { window: opts.window });
   state.pendingNotices.push(text);
   log.emit({ type: 'system', subtype: 'loop_detected', message: text, count: match.count });
-}
-
-/** Bytes the continue-as-new payload would take; the caller shrinks the state when over. */
-export function carriedBytes(x: unknown): number {
-  return jsonBytes(x);
 }

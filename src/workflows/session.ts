@@ -29,9 +29,9 @@ import { installHandlers, type SessionControl } from './handlers';
 import { indexSession } from './search-attributes';
 import { accountReply, buildResult, EventLog, initialState, type CarriedState, type LoopState } from './state';
 import { dispatchToolCalls, INTERRUPTED_RESULT } from './tools';
-import { carriedBytes, checkForLoop, compact, compactionSettings, currentContextTokens, manageContext } from './context-management';
+import { checkForLoop, compact, compactionSettings, currentContextTokens, manageContext } from './context-management';
 import { shouldCompact } from './context';
-import { MAX_PAYLOAD_BYTES } from '../shared/payload';
+import { jsonBytes, MAX_PAYLOAD_BYTES } from '../shared/payload';
 import { trimOldToolResults } from './trim';
 
 const CUT_OFF_NOTICE = 'Your previous response was cut off at the output token limit. Continue from where it stopped, in smaller steps.';
@@ -311,7 +311,6 @@ class Session implements SessionControl {
         maxAttempts: state.config.retry.maxAttempts,
         initialIntervalMs: state.config.retry.initialIntervalMs,
         maximumIntervalMs: state.config.retry.maximumIntervalMs,
-        includePartialMessages: state.config.includePartialMessages,
       });
     try {
       return await call(state.model);
@@ -370,10 +369,10 @@ class Session implements SessionControl {
     const { state } = this;
     // Payload guard (D7): the carried state must fit in one payload. Shed old tool output first,
     // then summarize; the event tail goes last (readers can still page the transcript).
-    if (carriedBytes(state) > MAX_PAYLOAD_BYTES) state.messages = trimOldToolResults(state.messages, { budgetChars: 1, keepRecent: 1 }).messages;
-    if (carriedBytes(state) > MAX_PAYLOAD_BYTES) await compact(this.contextDeps(), compactionSettings(state), 'auto');
+    if (jsonBytes(state) > MAX_PAYLOAD_BYTES) state.messages = trimOldToolResults(state.messages, { budgetChars: 1, keepRecent: 1 }).messages;
+    if (jsonBytes(state) > MAX_PAYLOAD_BYTES) await compact(this.contextDeps(), compactionSettings(state), 'auto');
     const events = this.log.tail(CARRIED_EVENTS.count, CARRIED_EVENTS.bytes);
-    const carried: CarriedState = { state, recentEvents: carriedBytes(state) + carriedBytes(events) > MAX_PAYLOAD_BYTES ? [] : events };
+    const carried: CarriedState = { state, recentEvents: jsonBytes(state) + jsonBytes(events) > MAX_PAYLOAD_BYTES ? [] : events };
     await continueAsNew<typeof agentSession>(this.state.config, carried);
   }
 
