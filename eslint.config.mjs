@@ -1,5 +1,6 @@
-// Lint: no floating promises anywhere; workflow code may not import I/O or read process.env
-// (it runs in Temporal's deterministic sandbox and is replayed from history).
+// Lint: no floating promises anywhere; workflow code may not import I/O or read process.env (it
+// runs in Temporal's deterministic sandbox and is replayed from history). Import cycles are
+// checked by scripts/import-cycles.ts, also part of `npm run lint`.
 import tseslint from 'typescript-eslint';
 
 const ioModules = ['openai', 'fs', 'fs/promises', 'child_process', 'path', 'os', 'crypto', 'http', 'https', 'net', 'dns', 'worker_threads'];
@@ -18,13 +19,26 @@ export default tseslint.config(
   {
     files: ['src/workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: ioModules.map((name) => ({ name, message: 'workflow code must stay deterministic: do I/O in an activity' })),
-        patterns: [
-          { group: ['node:*'], message: 'workflow code must stay deterministic: no Node builtins' },
-          { group: ['**/activities/**', '**/client/**', '**/worker/**', '@temporalio/activity', '@temporalio/worker', '@temporalio/client'], message: 'workflows import only src/shared and @temporalio/workflow' },
-        ],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ioModules.map((name) => ({ name, message: 'workflow code must stay deterministic: do I/O in an activity' })),
+          patterns: [
+            { group: ['node:*'], message: 'workflow code must stay deterministic: no Node builtins' },
+            {
+              group: [
+                '**/activities/**',
+                '**/client/**',
+                '**/worker/**',
+                '@temporalio/activity',
+                '@temporalio/worker',
+                '@temporalio/client',
+              ],
+              message: 'workflows import only src/shared and @temporalio/workflow',
+            },
+          ],
+        },
+      ],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'workflow code must not read the environment' }],
       'no-restricted-globals': ['error', { name: 'process', message: 'workflow code must not touch process' }],
     },

@@ -1,5 +1,5 @@
 /**
- * Benchmark: the payload codec (src/client/codec.ts). Two parts:
+ * Benchmark: the payload codec (src/codec/). Two parts:
  *
  * 1. Throughput and ratio, in process: encode/decode MB/s of encryption alone and of each
  *    compression algorithm + encryption, on payloads cut from a realistic transcript — this
@@ -16,17 +16,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { Connection } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload, type PayloadCodec } from '@temporalio/common';
 import { decode, encode } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
-import { NativeConnection } from '@temporalio/worker';
 import { DurableAgentClient } from '../src/client/client';
-import { createPayloadCodecs, type EncryptionKeys } from '../src/client/codec';
+import { createPayloadCodecs, type EncryptionKeys } from '../src/codec';
 import type { Message } from '../src/shared/messages';
-import { startScriptedModel, turn, type TurnInput } from '../src/testing/scripted-model';
+import { turn, type TurnInput } from '../src/testing/scripted-model';
 import { createWorker } from '../src/worker/worker';
-import { machine, quietRuntime, startBenchServer, table } from './lib';
+import { machine, startBenchStack, table } from './lib';
 
 const ROOT = path.resolve(__dirname, '..');
 const KEYS: EncryptionKeys = { current: { id: 'bench', key: randomBytes(32) } };
@@ -48,30 +46,46 @@ function sourceFiles(): string[] {
 /** Service logs with the entropy real ones have: timestamps, request ids, durations, paths, a stack now and then. */
 function serviceLog(lines: number, seed: number): string {
   let x = seed >>> 0;
-  const rnd = () => ((x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const rnd = () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const routes = ['/api/v1/sessions', '/api/v1/sessions/:id/events', '/healthz', '/api/v1/batches', '/api/v1/users/:id'];
   const out: string[] = [];
   let t = Date.UTC(2025, 2, 1, 9, 0, 0) + seed * 1000;
   for (let i = 0; i < lines; i++) {
     t += Math.floor(rnd() * 900);
     const ts = new Date(t).toISOString();
-    const id = Math.floor(rnd() * 2 ** 48).toString(16).padStart(12, '0');
+    const id = Math.floor(rnd() * 2 ** 48)
+      .toString(16)
+      .padStart(12, '0');
     const r = rnd();
     if (r < 0.02) {
-      out.push(`${ts} ERROR [http] request ${id} failed: ECONNRESET upstream=10.0.${Math.floor(rnd() * 255)}.${Math.floor(rnd() * 255)}:8443`);
-      out.push(`    at TLSSocket.onConnectEnd (node:_tls_wrap:1727:19)`, `    at TLSSocket.emit (node:events:531:35)`, `    at endReadableNT (node:internal/streams/readable:1696:12)`);
+      out.push(
+        `${ts} ERROR [http] request ${id} failed: ECONNRESET upstream=10.0.${Math.floor(rnd() * 255)}.${Math.floor(rnd() * 255)}:8443`,
+      );
+      out.push(
+        `    at TLSSocket.onConnectEnd (node:_tls_wrap:1727:19)`,
+        `    at TLSSocket.emit (node:events:531:35)`,
+        `    at endReadableNT (node:internal/streams/readable:1696:12)`,
+      );
     } else if (r < 0.1) {
-      out.push(`${ts} WARN  [pool] slow query ${Math.floor(rnd() * 4000)}ms: SELECT * FROM sessions WHERE owner_id = $1 AND status = $2 ORDER BY updated_at DESC LIMIT 50`);
+      out.push(
+        `${ts} WARN  [pool] slow query ${Math.floor(rnd() * 4000)}ms: SELECT * FROM sessions WHERE owner_id = $1 AND status = $2 ORDER BY updated_at DESC LIMIT 50`,
+      );
     } else {
       const route = routes[Math.floor(rnd() * routes.length)]!.replace(':id', Math.floor(rnd() * 1e6).toString());
-      out.push(`${ts} INFO  [http] ${rnd() < 0.7 ? 'GET ' : 'POST'} ${route} ${rnd() < 0.97 ? 200 : 404} ${Math.floor(rnd() * 250)}ms req=${id} ua="durable-agent/0.1 node/20.19"`);
+      out.push(
+        `${ts} INFO  [http] ${rnd() < 0.7 ? 'GET ' : 'POST'} ${route} ${rnd() < 0.97 ? 200 : 404} ${Math.floor(rnd() * 250)}ms req=${id} ua="durable-agent/0.1 node/20.19"`,
+      );
     }
   }
   return out.join('\n');
 }
 
 /** The Read tool's view of a file: numbered lines. */
-const numbered = (text: string) => text.split('\n').map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join('\n');
+const numbered = (text: string) =>
+  text
+    .split('\n')
+    .map((l, i) => `${String(i + 1).padStart(6)}\t${l}`)
+    .join('\n');
 
 /** A transcript as the workflow holds it: alternating Read (source) and Bash (logs) tool turns. */
 function transcript(targetBytes: number): Message[] {
@@ -80,12 +94,17 @@ function transcript(targetBytes: number): Message[] {
   for (let i = 0; JSON.stringify(messages).length < targetBytes; i++) {
     const read = i % 2 === 0;
     const id = `call_${i}`;
-    const file = files[(i / 2) % files.length | 0]!;
+    const file = files[((i / 2) % files.length) | 0]!;
     messages.push({
       role: 'assistant',
       content: [
         { type: 'text', text: read ? `Let me look at ${path.relative(ROOT, file)}.` : 'Checking the service log around that time.' },
-        { type: 'tool_use', id, name: read ? 'Read' : 'Bash', input: read ? { file_path: file } : { command: `tail -n 150 logs/api-${i}.log` } },
+        {
+          type: 'tool_use',
+          id,
+          name: read ? 'Read' : 'Bash',
+          input: read ? { file_path: file } : { command: `tail -n 150 logs/api-${i}.log` },
+        },
       ],
     });
     const content = read ? numbered(readFileSync(file, 'utf8')).slice(0, 16_000) : serviceLog(150, i);
@@ -123,8 +142,14 @@ async function throughput(seconds: number): Promise<void> {
   const messages = transcript(1.5 * 2 ** 20);
   const results = messages.filter((m) => Array.isArray(m.content) && m.content[0]?.type === 'tool_result');
   const sets: { name: string; payloads: Payload[] }[] = [
-    { name: `tool results (${results.length}, mean ${(JSON.stringify(results).length / results.length / 1024).toFixed(1)} KiB)`, payloads: results.map((m) => defaultPayloadConverter.toPayload(m)) },
-    { name: `one transcript page (${(JSON.stringify(messages).length / 2 ** 20).toFixed(2)} MiB)`, payloads: [defaultPayloadConverter.toPayload(messages)] },
+    {
+      name: `tool results (${results.length}, mean ${(JSON.stringify(results).length / results.length / 1024).toFixed(1)} KiB)`,
+      payloads: results.map((m) => defaultPayloadConverter.toPayload(m)),
+    },
+    {
+      name: `one transcript page (${(JSON.stringify(messages).length / 2 ** 20).toFixed(2)} MiB)`,
+      payloads: [defaultPayloadConverter.toPayload(messages)],
+    },
   ];
   const rows: (string | number)[][] = [['payloads', 'codec', 'ratio', 'encode MB/s', 'decode MB/s']];
   for (const set of sets) {
@@ -147,7 +172,11 @@ async function historyBytes(client: DurableAgentClient, workflowId: string): Pro
   let bytes = 0;
   let nextPageToken: Uint8Array | undefined;
   do {
-    const page = await client.client.workflowService.getWorkflowExecutionHistory({ namespace: client.namespace, execution: { workflowId }, nextPageToken });
+    const page = await client.client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.namespace,
+      execution: { workflowId },
+      nextPageToken,
+    });
     bytes += temporal.api.history.v1.History.encode(page.history ?? {}).finish().length;
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
@@ -155,11 +184,9 @@ async function historyBytes(client: DurableAgentClient, workflowId: string): Pro
 }
 
 async function historyEffect(turns: number): Promise<void> {
-  quietRuntime();
-  const { server } = await startBenchServer();
-  const model = await startScriptedModel({ scenarios: [], keepMessages: false });
-  const connection = await NativeConnection.connect({ address: server.address });
-  const clientConnection = await Connection.connect({ address: server.address });
+  // One worker per codec below, each on a queue of its own: the stack runs none itself.
+  const { stack, model } = await startBenchStack();
+  const { connection, clientConnection } = stack;
   const ws = mkdtempSync(path.join(tmpdir(), 'da-bench-codec-'));
   const files = sourceFiles();
   mkdirSync(path.join(ws, 'logs'));
@@ -170,7 +197,7 @@ async function historyEffect(turns: number): Promise<void> {
   }
   const script: TurnInput[] = Array.from({ length: turns - 1 }, (_, i) =>
     i % 2 === 0
-      ? turn.tool('Read', { file_path: path.join(ws, path.relative(ROOT, files[(i / 2) % files.length | 0]!)) })
+      ? turn.tool('Read', { file_path: path.join(ws, path.relative(ROOT, files[((i / 2) % files.length) | 0]!)) })
       : turn.tool('Bash', { command: `tail -n 150 logs/api-${i}.log` }),
   );
   const configs: { name: string; codecs: PayloadCodec[] }[] = [
@@ -185,7 +212,13 @@ async function historyEffect(turns: number): Promise<void> {
   try {
     for (const [i, c] of configs.entries()) {
       const taskQueue = `codec-${i}`;
-      const worker = await createWorker({ connection, taskQueue, payloadCodecs: c.codecs, model: { baseURL: model.url, apiKey: 'bench' }, log: () => undefined });
+      const worker = await createWorker({
+        connection,
+        taskQueue,
+        payloadCodecs: c.codecs,
+        model: { baseURL: model.url, apiKey: 'bench' },
+        log: () => undefined,
+      });
       const running = worker.run();
       const agents = await DurableAgentClient.connect({ connection: clientConnection, taskQueue, payloadCodecs: c.codecs });
       model.addScenario({ name: `codec-${i}`, turns: [...script, turn.text('done')] });
@@ -203,18 +236,23 @@ async function historyEffect(turns: number): Promise<void> {
       const transcriptBytes = JSON.stringify(await session.transcript()).length;
       const bytes = await historyBytes(raw, session.sessionId);
       baseline ||= bytes;
-      rows.push([c.name, `${(bytes / 1024).toFixed(0)} KiB`, `${((bytes / baseline) * 100).toFixed(1)} %`, `${(transcriptBytes / 1024).toFixed(0)} KiB`, `${(wall / 1000).toFixed(1)} s`]);
+      rows.push([
+        c.name,
+        `${(bytes / 1024).toFixed(0)} KiB`,
+        `${((bytes / baseline) * 100).toFixed(1)} %`,
+        `${(transcriptBytes / 1024).toFixed(0)} KiB`,
+        `${(wall / 1000).toFixed(1)} s`,
+      ]);
       worker.shutdown();
       await running;
     }
   } finally {
-    await clientConnection.close();
-    await connection.close();
-    await model.close();
-    await server.stop();
+    await stack.close();
   }
   console.log(table(rows));
-  console.log(`one session of ${turns} turns (Read of this repo's source and Bash tail of service logs), one run each; history = bytes the server stores\n`);
+  console.log(
+    `one session of ${turns} turns (Read of this repo's source and Bash tail of service logs), one run each; history = bytes the server stores\n`,
+  );
 }
 
 async function main(): Promise<void> {

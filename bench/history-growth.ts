@@ -1,7 +1,7 @@
 /**
  * Benchmark: history bytes ÷ transcript bytes, ours vs the naive peer loop that passes the whole
  * transcript into every model activity, for 50-, 200- and 1,000-turn sessions with ~2 KB tool
- * outputs, in one run on one dev server. Target for ours: ≤ 1.5 (DESIGN D1).
+ * outputs, in one run on one dev server. Target for ours: ≤ 1.5 (ARCHITECTURE.md#transcript-by-reference).
  *
  *   npx tsx bench/history-growth.ts [--turns 50,200,1000]
  *
@@ -13,18 +13,20 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection, WorkflowFailedError } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { Client, WorkflowFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
-import { DurableAgentClient } from '../src/client/client';
-import { startScriptedModel, turn } from '../src/testing/scripted-model';
-import { startDevServer } from '../src/worker/dev-server';
-import { createWorker } from '../src/worker/worker';
+import { turn } from '../src/testing/scripted-model';
+import { startBenchStack } from './lib';
 import { createNaiveActivities } from './naive/activities';
 import type { naiveSession } from './naive/workflows';
 
 /** Encoded size of a run's history, read in small pages (a naive history outgrows one gRPC message). */
-async function historyBytes(client: Client, workflowId: string, breakdown?: Map<string, number>): Promise<{ bytes: number; events: number }> {
+async function historyBytes(
+  client: Client,
+  workflowId: string,
+  breakdown?: Map<string, number>,
+): Promise<{ bytes: number; events: number }> {
   let bytes = 0;
   let events = 0;
   let nextPageToken: Uint8Array | undefined;
@@ -53,25 +55,21 @@ function fmt(n: number): string {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { turns: { type: 'string', default: '50,200,1000' }, breakdown: { type: 'boolean' } } });
   const sizes = values.turns!.split(',').map(Number);
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const server = await startDevServer({
-    dbFile: ':memory:',
-    ui: false,
+  const { stack, model } = await startBenchStack({
+    inMemory: true,
     dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 100_000, 'limit.historySize.suggestContinueAsNew': 50 * 1024 * 1024 },
+    worker: {},
+    taskQueue: 'hg-ours',
   });
-  const model = await startScriptedModel({ scenarios: [], keepMessages: false });
-  const connection = await NativeConnection.connect({ address: server.address });
-  const ours = await createWorker({ connection, taskQueue: 'hg-ours', model: { baseURL: model.url, apiKey: 'bench' }, log: () => undefined });
+  const { connection, client: agents } = stack;
   const naive = await Worker.create({
     connection,
     taskQueue: 'hg-naive',
     workflowsPath: require.resolve('./naive/workflows'),
     activities: createNaiveActivities(model.url),
   });
-  const running = Promise.all([ours.run(), naive.run()]);
-  const clientConn = await Connection.connect({ address: server.address });
-  const client = new Client({ connection: clientConn });
-  const agents = await DurableAgentClient.connect({ connection: clientConn, taskQueue: 'hg-ours' });
+  const running = naive.run();
+  const client = new Client({ connection: stack.clientConnection });
   const ws = mkdtempSync(path.join(tmpdir(), 'da-bench-hg-'));
   const file = path.join(ws, 'data.txt');
   writeFileSync(file, Array.from({ length: 40 }, (_, i) => `line ${String(i).padStart(2, '0')} ${'x'.repeat(44)}`).join('\n'));
@@ -95,7 +93,8 @@ async function main(): Promise<void> {
       const breakdown = values.breakdown ? new Map<string, number>() : undefined;
       const ourHistory = await historyBytes(client, session.sessionId, breakdown);
       if (breakdown) {
-        for (const [kind, b] of [...breakdown].sort((a, c) => c[1] - a[1])) console.log(`    ${kind.padEnd(48)} ${(b / n).toFixed(0)} B/turn`);
+        for (const [kind, b] of [...breakdown].sort((a, c) => c[1] - a[1]))
+          console.log(`    ${kind.padEnd(48)} ${(b / n).toFixed(0)} B/turn`);
       }
 
       const id = `naive-${n}-${Date.now()}`;
@@ -119,14 +118,9 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    ours.shutdown();
     naive.shutdown();
     await running;
-    await agents.close();
-    await clientConn.close();
-    await connection.close();
-    await model.close();
-    await server.stop();
+    await stack.close();
   }
 }
 

@@ -6,6 +6,9 @@
  *   npx tsx bench/throughput.ts          2. turns/s and RSS at 100, 500, 1,000 sessions
  *   npx tsx bench/recovery.ts            3. SIGKILL mid model call → turn done elsewhere
  *   npx tsx bench/history-growth.ts      4. history bytes ÷ transcript bytes
+ *   npx tsx bench/sandbox-overhead.ts    5. per-call cost of the Bash sandbox (bubblewrap)
+ *   npx tsx bench/stream-latency.ts      6. live tokens: provider chunk → client, added latency
+ *   npx tsx bench/fleet-chaos.ts         7. 100 jobs vs a rate-limited model, kills, a server restart
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -16,7 +19,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const BENCHMARKS = ['per-turn-overhead', 'throughput', 'recovery', 'history-growth'];
+const BENCHMARKS = ['per-turn-overhead', 'throughput', 'recovery', 'history-growth', 'sandbox-overhead', 'stream-latency', 'fleet-chaos'];
 
 function main(): number {
   const { values } = parseArgs({ options: { only: { type: 'string' } } });
@@ -37,7 +40,9 @@ function main(): number {
     console.error(`\n[bench] ${name}…`);
     const started = Date.now();
     const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', file], { stdio: 'inherit' });
-    console.error(`[bench] ${name}: ${r.status === 0 ? 'done' : `FAILED (${r.signal ?? `exit ${r.status}`})`} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.error(
+      `[bench] ${name}: ${r.status === 0 ? 'done' : `FAILED (${r.signal ?? `exit ${r.status}`})`} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
     if (r.status !== 0) failed++;
   }
   return failed > 0 ? 1 : 0;

@@ -1,7 +1,6 @@
 /**
- * Shared by the benchmarks: a dev server of their own (SQLite in a temp dir, the server's default
- * dynamic config, as `durable-agent server` runs it), history timestamps, /proc readings, and
- * plain-text output.
+ * Shared by the benchmarks: the stack on a dev server of their own (SQLite in a temp dir, as
+ * `durable-agent server` runs it), history timestamps, /proc readings, and plain-text output.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,24 +9,48 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import type { CreateWorkerOptions } from '../src/worker/worker';
-import { startDevServer, type DevServer } from '../src/worker/dev-server';
+import type { DevServer, DevServerOptions } from '../src/worker/dev-server';
+import type { ScriptedModel, ScriptedModelOptions } from '../src/testing/scripted-model';
+import { quietSdkLogs, startStack, type Stack, type StackOptions } from '../src/testing/stack';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-let runtimeInstalled = false;
 /** Keep the SDK's INFO lines (worker state changes) out of the figures. */
-export function quietRuntime(): void {
-  if (runtimeInstalled) return;
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  runtimeInstalled = true;
-}
+export const quietRuntime = (): void => quietSdkLogs('ERROR');
 
-export async function startBenchServer(inMemory = false): Promise<{ server: DevServer; dir: string }> {
+/**
+ * The benchmarks' stack (src/testing/stack.ts) on a dev server of its own — SQLite in a temp dir
+ * (or in memory), one task-queue partition — and the scripted model without request bodies.
+ * The stack's in-process worker runs only if `worker` is given.
+ */
+export async function startBenchStack(
+  opts: {
+    inMemory?: boolean;
+    worker?: StackOptions['worker'];
+    model?: Partial<ScriptedModelOptions>;
+    taskQueue?: string;
+    dynamicConfig?: DevServerOptions['dynamicConfig'];
+    /** A running server (`host:port`, e.g. \`durable-agent server --postgres\`) instead of a dev server of our own. */
+    address?: string;
+  } = {},
+): Promise<{ stack: Stack; server: DevServer | undefined; model: ScriptedModel; dir: string }> {
+  quietRuntime();
   const dir = mkdtempSync(path.join(tmpdir(), 'da-bench-'));
-  const server = await startDevServer({ dbFile: inMemory ? ':memory:' : path.join(dir, 'temporal.db'), ui: false, startTimeoutMs: 120_000, dynamicConfig: { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 } });
-  return { server, dir };
+  const stack = await startStack({
+    ...(opts.address ? { address: opts.address } : {}),
+    devServer: {
+      dbFile: opts.inMemory ? ':memory:' : path.join(dir, 'temporal.db'),
+      ui: false,
+      startTimeoutMs: 120_000,
+      dynamicConfig: { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1, ...opts.dynamicConfig },
+    },
+    model: { scripted: { keepMessages: false, ...opts.model } },
+    worker: opts.worker ?? false,
+    ...(opts.taskQueue ? { taskQueue: opts.taskQueue } : {}),
+  });
+  return { stack, server: stack.server, model: stack.model!, dir };
 }
 
 export function eventMs(e: HistoryEvent): number {
@@ -111,7 +134,14 @@ export const mib = (x: number): string => `${(x / 2 ** 20).toFixed(1)} MiB`;
 
 export function table(rows: (string | number)[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
-  return rows.map((r) => r.map((v, c) => String(v).padEnd(widths[c]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((v, c) => String(v).padEnd(widths[c]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 export const sleep = (t: number): Promise<void> => new Promise((r) => setTimeout(r, t));
@@ -149,21 +179,23 @@ export interface BenchWorker {
   stop(): Promise<void>;
 }
 
-/** bench/worker-process.ts in its own process, so its RSS and CPU are its own. */
+/** bench/worker-process.ts (or `script`, e.g. the bare loop's) in its own process, so its RSS and CPU are its own. */
 export function spawnBenchWorker(opts: {
   address: string;
-  modelUrl: string;
-  bundlePath: string;
+  modelUrl?: string;
+  bundlePath?: string;
   tuning?: CreateWorkerOptions['tuning'];
+  script?: string;
+  env?: NodeJS.ProcessEnv;
 }): BenchWorker {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, 'worker-process.ts')], {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', opts.script ?? path.join(__dirname, 'worker-process.ts')], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: opts.address,
-      OPENAI_BASE_URL: opts.modelUrl,
-      OPENAI_API_KEY: 'bench',
-      DURABLE_AGENT_WORKFLOW_BUNDLE: opts.bundlePath,
+      ...(opts.modelUrl ? { OPENAI_BASE_URL: opts.modelUrl, OPENAI_API_KEY: 'bench' } : {}),
+      ...(opts.bundlePath ? { DURABLE_AGENT_WORKFLOW_BUNDLE: opts.bundlePath } : {}),
       BENCH_WORKER_TUNING: JSON.stringify(opts.tuning ?? {}),
+      ...opts.env,
     },
     stdio: ['ignore', 'inherit', 'pipe'],
   });

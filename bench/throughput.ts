@@ -1,25 +1,44 @@
 /**
  * Benchmark 2 — throughput: 100, 500 and 1,000 concurrent sessions, every model call taking 1 s,
- * on one worker process: achieved turns/s against the ideal (sessions ÷ latency), and the worker's
- * RSS per session.
+ * each on one worker process, against the bare loop (bench/bare: a 1 s model step and a no-op tool
+ * step per turn) at the same concurrency on the same server: achieved turns/s, ours/bare, and the
+ * worker's RSS per live session.
  *
- *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000]
+ *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port]
  *
- * A turn is one model call (1 s) and, for all but the last, one Read. The rate is counted from
- * the model requests that arrive between the moment every session has started and the moment
- * the first one finishes (steady state: all sessions live); the end-to-end rate (all turns ÷ first
- * start to last finish) is printed beside it. The worker runs with its concurrency raised to fit
- * (SDK defaults: 100 activity slots, 40 workflow-task slots) — see TUNING. Target: ≥ 90% of the
- * ideal at 500 sessions.
+ * `--address` runs against a server already running (e.g. `durable-agent server --postgres …`);
+ * without it, a dev server of our own (SQLite file in a temp dir, the defaults of
+ * ARCHITECTURE.md#dev-server-throttle).
+ *
+ * A turn is one model call (1 s) and, for all but the last, one Read (bare: one no-op step). The
+ * rate is counted from the model calls that start between the moment every session has started
+ * and the moment the first one finishes (steady state: all sessions live); the end-to-end rate
+ * (all turns ÷ first start to last finish) is printed beside it. Both workers run with their
+ * concurrency raised to fit (SDK defaults: 100 activity slots, 40 workflow-task slots) — see
+ * tuningFor. Targets: ours ≥ 0.9 × bare at 500 and 1,000 sessions.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Connection } from '@temporalio/client';
-import { DurableAgentClient, type SessionHandle } from '../src/client/client';
-import { startScriptedModel, turn } from '../src/testing/scripted-model';
+import { Client } from '@temporalio/client';
+import type { SessionHandle } from '../src/client/client';
+import { turn } from '../src/testing/scripted-model';
 import type { CreateWorkerOptions } from '../src/worker/worker';
-import { cpuMs, load, machine, mib, pool, quietRuntime, rssBytes, sleep, spawnBenchWorker, startBenchServer, table, writeBundle } from './lib';
+import type { bareLoop } from './bare/workflows';
+import {
+  cpuMs,
+  load,
+  machine,
+  mib,
+  pool,
+  rssBytes,
+  sleep,
+  spawnBenchWorker,
+  startBenchStack,
+  table,
+  writeBundle,
+  type BenchWorker,
+} from './lib';
 
 /** Slots for every session's model call at once, a workflow cache holding every session. */
 export function tuningFor(sessions: number): NonNullable<CreateWorkerOptions['tuning']> {
@@ -34,11 +53,13 @@ export function tuningFor(sessions: number): NonNullable<CreateWorkerOptions['tu
   };
 }
 
-interface Level {
+type Loop = 'ours' | 'bare';
+
+interface Run {
+  loop: Loop;
   sessions: number;
   steadyTurnsPerS: number;
   endToEndTurnsPerS: number;
-  idealTurnsPerS: number;
   windowS: number;
   idleRss: number;
   peakRss: number;
@@ -46,15 +67,32 @@ interface Level {
   failed: number;
 }
 
-export async function throughput(opts: { sessions: number[]; turns: number; latencyMs: number; inMemory?: boolean }): Promise<Level[]> {
-  quietRuntime();
+interface Level {
+  sessions: number;
+  idealTurnsPerS: number;
+  ours: Run;
+  bare: Run;
+}
+
+export async function throughput(opts: {
+  sessions: number[];
+  turns: number;
+  latencyMs: number;
+  inMemory?: boolean;
+  address?: string;
+}): Promise<Level[]> {
   const loadBefore = load();
-  const { server, dir } = await startBenchServer(opts.inMemory);
-  const bundlePath = await writeBundle(dir);
   const arrivals: number[] = [];
-  const model = await startScriptedModel({ scenarios: [], keepMessages: false, onRequest: (r) => arrivals.push(r.at) });
-  const connection = await Connection.connect({ address: server.address });
-  const client = await DurableAgentClient.connect({ connection });
+  // The workers run in processes of their own (their RSS and CPU are measured), not in the stack.
+  const { stack, server, model, dir } = await startBenchStack({
+    inMemory: opts.inMemory,
+    address: opts.address,
+    model: { onRequest: (r) => arrivals.push(r.at) },
+  });
+  const serverPid = server?.process.pid;
+  const client = stack.client;
+  const bareClient = new Client({ connection: stack.clientConnection });
+  const bundlePath = await writeBundle(dir);
   const ws = path.join(dir, 'ws');
   mkdirSync(ws);
   writeFileSync(path.join(ws, 'notes.txt'), 'alpha\nbeta\ngamma\n');
@@ -67,108 +105,169 @@ export async function throughput(opts: { sessions: number[]; turns: number; late
     ],
   });
 
+  /** Start `sessions` loops, wait for all, and measure; `starts()` gives the model-call start times. */
+  async function measure(
+    loop: Loop,
+    sessions: number,
+    worker: BenchWorker,
+    startAll: () => Promise<(() => Promise<boolean>)[]>,
+    starts: () => number[],
+  ): Promise<Run> {
+    await worker.ready;
+    await sleep(2_000);
+    const idleRss = rssBytes(worker.pid);
+    let peakRss = idleRss;
+    const sampler = setInterval(() => {
+      try {
+        peakRss = Math.max(peakRss, rssBytes(worker.pid));
+      } catch {
+        // exiting
+      }
+    }, 250);
+    const cpuNow = () => ({
+      worker: cpuMs(worker.pid),
+      server: serverPid ? cpuMs(serverPid) : NaN,
+      bench: process.cpuUsage(),
+    });
+    const tStart = Date.now();
+    const waits = await startAll();
+    const tAllStarted = Date.now();
+    const cpu0 = cpuNow();
+    let tFirstDone = Infinity;
+    let cpuAtFirstDone: typeof cpu0 | undefined;
+    let failed = 0;
+    await pool(waits, 200, async (wait) => {
+      if (!(await wait())) failed++;
+      if (!cpuAtFirstDone) {
+        tFirstDone = Date.now();
+        cpuAtFirstDone = cpuNow();
+      }
+    });
+    const tEnd = Date.now();
+    clearInterval(sampler);
+    await worker.stop();
+    const all = starts();
+    const windowMs = tFirstDone - tAllStarted;
+    const inWindow = all.filter((t) => t >= tAllStarted && t <= tFirstDone).length;
+    const c1 = cpuAtFirstDone!;
+    const share = (a: number, b: number) => (windowMs > 0 ? (b - a) / windowMs : NaN);
+    const run: Run = {
+      loop,
+      sessions,
+      steadyTurnsPerS: windowMs > 0 ? inWindow / (windowMs / 1000) : NaN,
+      endToEndTurnsPerS: all.length / ((tEnd - tStart) / 1000),
+      windowS: windowMs / 1000,
+      idleRss,
+      peakRss,
+      cpu: {
+        worker: share(cpu0.worker, c1.worker),
+        server: share(cpu0.server, c1.server),
+        bench: share((cpu0.bench.user + cpu0.bench.system) / 1000, (c1.bench.user + c1.bench.system) / 1000),
+      },
+      failed,
+    };
+    console.error(
+      `[throughput] ${loop} ${sessions} sessions: ${run.steadyTurnsPerS.toFixed(1)} turns/s steady, ${run.endToEndTurnsPerS.toFixed(1)} end to end`,
+    );
+    return run;
+  }
+
   const levels: Level[] = [];
   try {
     for (const sessions of opts.sessions) {
-      const worker = spawnBenchWorker({ address: server.address, modelUrl: model.url, bundlePath, tuning: tuningFor(sessions) });
-      await worker.ready;
-      await sleep(2_000);
-      const idleRss = rssBytes(worker.pid);
-      let peakRss = idleRss;
-      const sampler = setInterval(() => {
-        try {
-          peakRss = Math.max(peakRss, rssBytes(worker.pid));
-        } catch {
-          // exiting
-        }
-      }, 250);
+      // Ours: the session workflow, the scripted model (1 s per call), Read as the tool.
+      const oursWorker = spawnBenchWorker({ address: stack.address, modelUrl: model.url, bundlePath, tuning: tuningFor(sessions) });
       arrivals.length = 0;
       model.reset();
-
-      const tStart = Date.now();
-      const handles: SessionHandle[] = await pool(Array.from({ length: sessions }), 50, () =>
-        client.start({ prompt: '[scenario:load] Read the notes.', cwd: ws, permissionMode: 'bypassPermissions' }),
-      );
-      const tAllStarted = Date.now();
-      const cpu0 = { worker: cpuMs(worker.pid), server: cpuMs(server.process.pid!), bench: process.cpuUsage() };
-      let tFirstDone = Infinity;
-      let cpuAtFirstDone: typeof cpu0 | undefined;
-      let failed = 0;
-      await pool(handles, 200, async (h) => {
-        const r = await h.result();
-        if (r.subtype !== 'success') failed++;
-        if (!cpuAtFirstDone) {
-          tFirstDone = Date.now();
-          cpuAtFirstDone = { worker: cpuMs(worker.pid), server: cpuMs(server.process.pid!), bench: process.cpuUsage() };
-        }
-      });
-      const tEnd = Date.now();
-      clearInterval(sampler);
-
-      const windowMs = tFirstDone - tAllStarted;
-      const inWindow = arrivals.filter((t) => t >= tAllStarted && t <= tFirstDone).length;
-      const c1 = cpuAtFirstDone!;
-      const share = (a: number, b: number) => (windowMs > 0 ? (b - a) / windowMs : NaN);
-      levels.push({
+      const ours = await measure(
+        'ours',
         sessions,
-        steadyTurnsPerS: windowMs > 0 ? inWindow / (windowMs / 1000) : NaN,
-        endToEndTurnsPerS: arrivals.length / ((tEnd - tStart) / 1000),
-        idealTurnsPerS: sessions / (opts.latencyMs / 1000),
-        windowS: windowMs / 1000,
-        idleRss,
-        peakRss,
-        cpu: {
-          worker: share(cpu0.worker, c1.worker),
-          server: share(cpu0.server, c1.server),
-          bench: share(
-            (cpu0.bench.user + cpu0.bench.system) / 1000,
-            (c1.bench.user + c1.bench.system) / 1000,
-          ),
+        oursWorker,
+        async () => {
+          const handles: SessionHandle[] = await pool(Array.from({ length: sessions }), 50, () =>
+            client.start({ prompt: '[scenario:load] Read the notes.', cwd: ws, permissionMode: 'bypassPermissions' }),
+          );
+          return handles.map((h) => async () => (await h.result()).subtype === 'success');
         },
-        failed,
+        () => [...arrivals],
+      );
+
+      // Bare: the same concurrency, a 1 s model step and a no-op tool step per turn.
+      const startsFile = path.join(dir, `bare-starts-${sessions}.json`);
+      const bareWorker = spawnBenchWorker({
+        address: stack.address,
+        script: path.join(__dirname, 'bare', 'worker-process.ts'),
+        tuning: tuningFor(sessions),
+        env: { BENCH_BARE_STARTS_FILE: startsFile },
       });
-      if (process.env.BENCH_DEBUG) {
-        const ev = (await handles[Math.floor(sessions / 2)]!.workflow.fetchHistory()).events ?? [];
-        const { eventMs } = await import('./lib');
-        const t0 = eventMs(ev[0]!);
-        console.error(ev.map((e) => `${eventMs(e) - t0} ${e.eventType} ${e.activityTaskScheduledEventAttributes?.activityType?.name ?? ''}`).join('\n'));
-      }
-      await worker.stop();
-      const l = levels.at(-1)!;
-      console.error(`[throughput] ${sessions} sessions: ${l.steadyTurnsPerS.toFixed(1)} turns/s steady, ${l.endToEndTurnsPerS.toFixed(1)} end to end`);
+      const bare = await measure(
+        'bare',
+        sessions,
+        bareWorker,
+        async () => {
+          const handles = await pool(Array.from({ length: sessions }), 50, (_, i) =>
+            bareClient.workflow.start<typeof bareLoop>('bareLoop', {
+              taskQueue: 'bare',
+              workflowId: `bare-${sessions}-${i}-${Date.now()}`,
+              args: [opts.turns, false, opts.latencyMs],
+            }),
+          );
+          return handles.map((h) => async () => (await h.result()) === opts.turns);
+        },
+        () => JSON.parse(readFileSync(startsFile, 'utf8')) as number[],
+      );
+      levels.push({ sessions, idealTurnsPerS: sessions / (opts.latencyMs / 1000), ours, bare });
     }
   } finally {
-    await connection.close();
-    await model.close();
-    await server.stop();
+    await stack.close();
   }
 
-  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
-  console.log(`\n## 2. Throughput (${opts.turns} turns per session, ${opts.latencyMs} ms per model call, one worker process)`);
-  console.log(`machine: ${machine()}; ${loadBefore} before, ${load()} after; server database: ${opts.inMemory ? 'in memory' : 'SQLite file'}`);
+  const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : 'n/a');
+  console.log(`\n## 2. Throughput (${opts.turns} turns per session, ${opts.latencyMs} ms per model call, one worker process per loop)`);
+  console.log(
+    `machine: ${machine()}; ${loadBefore} before, ${load()} after; server: ${opts.address ? `${opts.address} (given)` : `dev server, ${opts.inMemory ? 'in memory' : 'SQLite file'}`}`,
+  );
   console.log(
     table([
-      ['sessions', 'ideal turns/s', 'steady turns/s', '% of ideal', 'end-to-end turns/s', 'steady window', 'worker RSS idle→peak', 'RSS/session', 'CPU worker/server/bench', 'failed'],
-      ...levels.map((l) => [
-        l.sessions,
-        l.idealTurnsPerS.toFixed(0),
-        l.steadyTurnsPerS.toFixed(1),
-        pct(l.steadyTurnsPerS / l.idealTurnsPerS),
-        l.endToEndTurnsPerS.toFixed(1),
-        `${l.windowS.toFixed(1)} s`,
-        `${mib(l.idleRss)} → ${mib(l.peakRss)}`,
-        `${((l.peakRss - l.idleRss) / l.sessions / 1024).toFixed(0)} KiB`,
-        `${pct(l.cpu.worker)} / ${pct(l.cpu.server)} / ${pct(l.cpu.bench)}`,
-        l.failed,
-      ]),
+      [
+        'sessions',
+        'loop',
+        'ideal turns/s',
+        'steady turns/s',
+        '% of ideal',
+        'ours/bare',
+        'end-to-end turns/s',
+        'steady window',
+        'worker RSS idle→peak',
+        'RSS/live session',
+        'CPU worker/server/bench',
+        'failed',
+      ],
+      ...levels.flatMap((l) =>
+        [l.ours, l.bare].map((r) => [
+          l.sessions,
+          r.loop,
+          l.idealTurnsPerS.toFixed(0),
+          r.steadyTurnsPerS.toFixed(1),
+          pct(r.steadyTurnsPerS / l.idealTurnsPerS),
+          r.loop === 'ours' ? `${(l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS).toFixed(2)}×` : '',
+          r.endToEndTurnsPerS.toFixed(1),
+          `${r.windowS.toFixed(1)} s`,
+          `${mib(r.idleRss)} → ${mib(r.peakRss)}`,
+          `${((r.peakRss - r.idleRss) / r.sessions / 1024).toFixed(0)} KiB`,
+          `${pct(r.cpu.worker)} / ${pct(r.cpu.server)} / ${pct(r.cpu.bench)}`,
+          r.failed,
+        ]),
+      ),
     ]),
   );
-  const at500 = levels.find((l) => l.sessions === 500);
-  if (at500) {
-    const r = at500.steadyTurnsPerS / at500.idealTurnsPerS;
-    console.log(`target ≥ 90% of ideal at 500 sessions: ${r >= 0.9 ? 'met' : 'NOT met'} (${pct(r)})`);
+  for (const n of [500, 1000]) {
+    const l = levels.find((x) => x.sessions === n);
+    if (!l) continue;
+    const r = l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS;
+    console.log(`target ours ≥ 0.90× bare at ${n} sessions: ${r >= 0.9 ? 'met' : 'NOT met'} (${r.toFixed(2)}×)`);
   }
-  console.log('CPU: share of one core over the steady window (200% = both cores).');
+  console.log('CPU: share of one core over the steady window (200% = both cores); server n/a when it is not ours.');
   return levels;
 }
 
@@ -179,6 +278,7 @@ if (require.main === module) {
       turns: { type: 'string', default: '10' },
       'latency-ms': { type: 'string', default: '1000' },
       'in-memory': { type: 'boolean', default: false },
+      address: { type: 'string' },
     },
   });
   throughput({
@@ -186,6 +286,7 @@ if (require.main === module) {
     turns: Number(values.turns),
     latencyMs: Number(values['latency-ms']),
     inMemory: values['in-memory'],
+    ...(values.address ? { address: values.address } : {}),
   }).then(
     () => process.exit(0),
     (e: unknown) => {

@@ -9,8 +9,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
 const pkgs = lock.packages;
 const osCpu = (name) => {
-  const os = ['darwin', 'win32', 'linux', 'android', 'freebsd', 'openharmony', 'sunos', 'netbsd', 'openbsd', 'aix'].find((o) => name.includes(o));
-  const cpu = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'riscv64', 'loong64', 'wasm32'].find((c) => new RegExp(`-${c}(-|$)`).test(name));
+  const os = ['darwin', 'win32', 'linux', 'android', 'freebsd', 'openharmony', 'sunos', 'netbsd', 'openbsd', 'aix'].find((o) =>
+    name.includes(o),
+  );
+  const cpu = ['arm64', 'x64', 'ia32', 'arm', 'ppc64', 's390x', 'riscv64', 'loong64', 'wasm32'].find((c) =>
+    new RegExp(`-${c}(-|$)`).test(name),
+  );
   const libc = /-musl/.test(name) ? 'musl' : /-gnu/.test(name) ? 'glibc' : undefined;
   return { ...(os ? { os: [os] } : {}), ...(cpu ? { cpu: [cpu] } : {}), ...(libc ? { libc: [libc] } : {}) };
 };

@@ -32,7 +32,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const chosen = argv.length > 0 ? REPLAY_SCENARIOS.filter((s) => argv.includes(s.name)) : REPLAY_SCENARIOS;
   const root = mkdtempSync(path.join(tmpdir(), 'da-record-'));
-  const server = await startDevServer({ dbFile: ':memory:', ui: false, dynamicConfig: { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 } });
+  const server = await startDevServer({
+    dbFile: ':memory:',
+    ui: false,
+    dynamicConfig: { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 },
+  });
   const model = await startScriptedModel({ scenarios: [] });
   const connection = await NativeConnection.connect({ address: server.address });
   const worker = await createWorker({ connection, model: { baseURL: model.url, apiKey: 'record-key' }, log: () => undefined });
@@ -91,7 +95,9 @@ async function record(
   const result = await handle.result();
   const got = { subtype: result.subtype, ...(s.expect.exit_reason ? { exit_reason: result.exit_reason } : {}) };
   if (JSON.stringify(got) !== JSON.stringify(s.expect)) {
-    throw new Error(`ended ${JSON.stringify(got)}, expected ${JSON.stringify(s.expect)}: ${JSON.stringify(result.errors ?? result.result)}`);
+    throw new Error(
+      `ended ${JSON.stringify(got)}, expected ${JSON.stringify(s.expect)}: ${JSON.stringify(result.errors ?? result.result)}`,
+    );
   }
   const scriptErrors = model.errors;
   if (scriptErrors.length > 0) throw new Error(`scripted model errors: ${scriptErrors.join('; ')}`);

@@ -1,15 +1,74 @@
 /**
  * The library's public surface: start and steer durable sessions, run workers, register tools.
- * (Sources are TypeScript, run through tsx or a TypeScript-aware bundler; there is no build step yet.)
+ * `query()` and the types named as the Claude Agent SDK names them (SDKMessage, Options, Query, …)
+ * are written in our own code and checked against the SDK's by test/types/sdk-conformance.ts, so
+ * code typed against `@anthropic-ai/claude-agent-sdk` compiles against this package unchanged.
  */
 export { DurableAgentClient, SessionHandle, SessionExistsError, SessionNotFoundError } from './client/client';
 export type { ConnectOptions, ListFilter, SessionSummary } from './client/client';
-export { query } from './client/query';
-export type { Query, QueryOptions } from './client/query';
+export { query, NotSupportedError } from './client/query';
+export { answerPermissions } from './client/permissions';
+export type { CanUseTool, PermissionResult, PermissionUpdate, PermissionRuleValue } from './client/permissions';
+export type { PendingPermission, PermissionAnswer } from './shared/approvals';
+export type { CodeHooks, HookCallback, HookCallbackMatcher, HookInput, HookJSONOutput } from './shared/hook-callbacks';
+export type {
+  AccountInfo,
+  CommandHook,
+  DurableAgentOptions,
+  EffortLevel,
+  HookEvent,
+  InitializationResult,
+  McpServerStatus,
+  ModelInfo,
+  Options,
+  PermissionMode,
+  Query,
+  SDKOptions,
+  SDKUserMessage,
+  SettingSource,
+  SystemPromptOption,
+  ThinkingConfig,
+} from './client/sdk-types';
+export type { Options as QueryOptions } from './client/sdk-types';
+export { OPTION_SUPPORT } from './client/sdk-option-support';
+export type { OptionSupport } from './client/sdk-option-support';
 export { createWorker } from './worker/worker';
 export type { AgentWorker, CreateWorkerOptions } from './worker/worker';
 export type { ToolDefinition } from './activities/tools';
+export { tool, createSdkMcpServer } from './activities/mcp/sdk-server';
+export type { SdkMcpToolDefinition, McpSdkServerConfigWithInstance } from './activities/mcp/sdk-server';
 export { SessionConfig, ConfigError, parseSessionConfig } from './shared/config';
-export type { SessionOptions, PermissionMode } from './shared/config';
-export type { SDKMessage, ResultMessage, AssistantMessage, UserMessage } from './shared/events';
+export type { SessionOptions } from './shared/config';
+export { SandboxSettings, parseSandboxOption } from './shared/sandbox';
+export type { SandboxMode, SandboxOptionInput, SandboxStatus } from './shared/sandbox';
+export { createSandbox } from './activities/sandbox';
+export type { Sandbox, SandboxOptions, LaunchRequest, Launch } from './activities/sandbox';
+export { asDurableAgentEvent, isDurableAgentEvent } from './shared/events';
+export type {
+  DurableAgentEvent,
+  LoopDetectedMessage,
+  ModelChangedMessage,
+  PermissionRequestMessage,
+  PermissionResolvedMessage,
+  SDKAPIRetryMessage,
+  SDKAssistantMessage,
+  SDKCompactBoundaryMessage,
+  SDKHookResponseMessage,
+  SDKLoggedMessage,
+  SDKMessage,
+  SDKPartialAssistantMessage,
+  SDKPermissionDeniedMessage,
+  SDKResultError,
+  SDKResultMessage,
+  SDKResultSuccess,
+  SDKSystemMessage,
+  SDKToolProgressMessage,
+  SessionEvent,
+  UUID,
+  WarningMessage,
+} from './shared/events';
+export type { StreamEvent } from './shared/stream-events';
+export type { StreamMessage, LiveOptions } from './client/live';
+/** Names kept from before the SDK names. */
+export type { ResultMessage, AssistantMessage, UserMessage } from './shared/events';
 export { startScriptedModel } from './testing/scripted-model';

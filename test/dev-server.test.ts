@@ -1,4 +1,7 @@
 import { Connection } from '@temporalio/client';
+import { mkdtempSync, openSync, readSync, closeSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { AGENT_SEARCH_ATTRIBUTES, PortInUseError, runServerCommand, startDevServer } from '../src/worker/dev-server';
 import { TEST_NAMESPACE, testAddress } from './helpers/server';
 
@@ -46,5 +49,46 @@ describe('Temporal dev server', () => {
       spy.mockRestore();
     }
     expect(writes.join('')).toContain('usage: durable-agent server');
+  });
+
+  // ARCHITECTURE.md#dev-server-throttle
+  describe('defaults that do not throttle', () => {
+    /** SQLite header bytes 18–19: 1 = rollback journal, 2 = WAL. */
+    const journalVersions = (file: string): number[] => {
+      const fd = openSync(file, 'r');
+      try {
+        const buf = Buffer.alloc(2);
+        readSync(fd, buf, 0, 2, 18);
+        return [...buf];
+      } finally {
+        closeSync(fd);
+      }
+    };
+    const cmdline = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+
+    it('runs the SQLite file in WAL mode with the transfer-queue poll rate raised; both can be overridden', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'da-devserver-'));
+      const server = await startDevServer({ ui: false, dbFile: path.join(dir, 'wal.db') });
+      try {
+        expect(journalVersions(server.dbFile)).toEqual([2, 2]);
+        expect(cmdline(server.process.pid!)).toContain('history.transferProcessorMaxPollRPS=1000');
+      } finally {
+        await server.stop();
+      }
+      const overridden = await startDevServer({
+        ui: false,
+        dbFile: path.join(dir, 'rollback.db'),
+        sqlitePragma: { journal_mode: 'delete' },
+        dynamicConfig: { 'history.transferProcessorMaxPollRPS': 20 },
+      });
+      try {
+        expect(journalVersions(overridden.dbFile)).toEqual([1, 1]);
+        const args = cmdline(overridden.process.pid!);
+        expect(args).toContain('history.transferProcessorMaxPollRPS=20');
+        expect(args).not.toContain('history.transferProcessorMaxPollRPS=1000');
+      } finally {
+        await overridden.stop();
+      }
+    });
   });
 });

@@ -6,7 +6,8 @@
  * Set TEMPORAL_TEST_ADDRESS yourself to run the tests against a server you started
  * (`durable-agent server`); it must have our search attributes.
  */
-import { ensureTemporal } from '../scripts/ensure-temporal';
+import { ensureTemporal } from '../src/server/ensure-temporal';
+import { ensureTemporalServer } from '../src/server/ensure-temporal-server';
 import { startDevServer, type DevServer } from '../src/worker/dev-server';
 
 /** Dynamic config for tests: one task-queue partition, so a task lands on the partition the
@@ -29,6 +30,9 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   process.stderr.write('\n[global-setup] finding the Temporal CLI...\n');
   const temporalBin = await ensureTemporal();
+  // The full server for the --postgres tests (test/server): built here, with progress, so no test
+  // file's beforeAll sits silent through a first build.
+  await ensureTemporalServer();
   const tail: string[] = [];
   const server = await startDevServer({
     temporalBin,

@@ -20,7 +20,9 @@ export function createNaiveActivities(baseURL: string): NaiveActivities {
         tools: tools.specs().map((s) => ({ type: 'function' as const, function: { name: s.name, parameters: s.inputSchema } })),
       });
       const msg = res.choices[0]!.message;
-      const calls = (msg.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+      const calls = (msg.tool_calls ?? []).flatMap((c) =>
+        c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+      );
       return { content: [...(msg.content ? [{ type: 'text' as const, text: msg.content }] : []), ...toToolUseBlocks(calls)] };
     },
     async naiveTool(name, input, toolUseId, cwd) {

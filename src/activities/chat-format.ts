@@ -6,7 +6,7 @@ import type { ContentBlock, Message, StopReason, ToolUseBlock } from '../shared/
 import type { ToolSpec } from '../shared/tools';
 
 /**
- * One `role: "tool"` message per `tool_result`, in order (seed 000 §5.2); text that shares a user
+ * One `role: "tool"` message per `tool_result`, in order; text that shares a user
  * message with tool results follows them as a user message.
  */
 export function toChatMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
@@ -77,7 +77,7 @@ export interface PartialToolCall {
   arguments: string;
 }
 
-/** Parse streamed tool-call arguments; malformed JSON is kept raw (seed 004 §4.2). */
+/** Parse streamed tool-call arguments; malformed JSON is kept raw. */
 export function toToolUseBlocks(calls: PartialToolCall[]): ContentBlock[] {
   return calls.map((c, i) => {
     const id = c.id || `call_${i}`;

@@ -36,7 +36,7 @@ export interface StreamWatchdog {
   dispose(): void;
 }
 
-export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: string }): StreamWatchdog {
+export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: string; extra?: object }): StreamWatchdog {
   const ctx = Context.current();
   const abort = new AbortController();
   const onCancel = () => abort.abort(ctx.cancellationSignal.reason);
@@ -49,13 +49,13 @@ export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: 
       abort.abort(new Error('stalled'));
       return;
     }
-    ctx.heartbeat({ phase: opts.phase });
+    ctx.heartbeat({ ...opts.extra, phase: opts.phase });
   }, heartbeatEveryMs(opts.maxEveryMs));
   return {
     signal: abort.signal,
     onChunk(details) {
       lastChunkAt = Date.now();
-      ctx.heartbeat(details ?? { phase: opts.phase });
+      ctx.heartbeat(details ?? { ...opts.extra, phase: opts.phase });
     },
     stallError: () =>
       stalled ? new Error(`the model sent nothing for ${Math.round(opts.idleMs / 1000)} s; the request was abandoned`) : undefined,

@@ -7,22 +7,26 @@ import type { ModelActivities, ToolActivities } from '../shared/activities';
 import type { RunToolInput, ToolOutcome } from '../shared/tools';
 import { createModelActivities, type ModelDeps } from './model';
 import { heartbeatEveryMs } from './heartbeat';
-import type { ToolRegistry } from './tools';
+import { defaultToolOps, type ToolOps, type ToolRegistry } from './tools';
 
 export interface ActivityDeps {
   model: ModelDeps;
   tools: ToolRegistry;
 }
 
-export function createToolActivities(registry: ToolRegistry): ToolActivities {
+/** `ops`: the tools' filesystem, processes and sandbox (default: the real ones, from the worker's environment). */
+export function createToolActivities(registry: ToolRegistry, ops?: ToolOps): ToolActivities {
   return {
     async listTools() {
-      return registry.specs();
+      // Bash's spec says whether this worker can sandbox it: the workflow warns at init when it
+      // cannot (docs/ARCHITECTURE.md#bash-sandbox).
+      const sandbox = await (ops ?? defaultToolOps()).sandbox.status();
+      return registry.specs().map((spec) => (spec.name === 'Bash' ? { ...spec, sandbox } : spec));
     },
     async runTool(input: RunToolInput): Promise<ToolOutcome> {
       const ctx = Context.current();
       // Heartbeat details are last-writer-wins: keep re-sending what the tool last reported
-      // (Bash records that it started, which a retried attempt needs to see — DESIGN D4).
+      // (Bash records that it started, which a retried attempt needs to see — ARCHITECTURE.md#side-effects-reported-as-unknown).
       let details: unknown;
       const heartbeat = (d?: unknown) => {
         if (d !== undefined) details = d;
@@ -35,6 +39,7 @@ export function createToolActivities(registry: ToolRegistry): ToolActivities {
           heartbeat,
           attempt: ctx.info.attempt,
           previousHeartbeat: ctx.info.heartbeatDetails,
+          ...(ops ? { ops } : {}),
           attemptKey: ctx.info.workflowExecution
             ? `${ctx.info.workflowExecution.workflowId}/${ctx.info.workflowExecution.runId}/${ctx.info.activityId}`
             : undefined,

@@ -1,7 +1,7 @@
 /**
- * Classify provider failures into `ApplicationFailure` types (DESIGN D2). Temporal owns the
- * retries: the `openai` client never retries, and a retryable failure carries the provider's
- * `retry-after` as `nextRetryDelay`.
+ * Classify provider failures into `ApplicationFailure` types. Temporal owns the retries
+ * (ARCHITECTURE.md#temporal-owns-retries): the `openai` client never retries, and a retryable
+ * failure carries the provider's `retry-after` as `nextRetryDelay`.
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
@@ -39,6 +39,8 @@ function looksLikeContextOverflow(message: string): boolean {
 }
 
 export function classifyModelError(err: unknown): Classified {
+  // Already classified by the caller (e.g. an empty summary): keep its type and retryability.
+  if (err instanceof ApplicationFailure) return { failure: err, status: null, retryable: !err.nonRetryable };
   if (err instanceof APIError && !(err instanceof APIConnectionError) && !(err instanceof APIUserAbortError)) {
     const status = err.status ?? null;
     const message = err.message;
@@ -46,8 +48,7 @@ export function classifyModelError(err: unknown): Classified {
       const type = status === 400 && looksLikeContextOverflow(err.message) ? 'ContextOverflow' : NON_RETRYABLE[status]!;
       return { failure: ApplicationFailure.nonRetryable(message, type), status, retryable: false };
     }
-    const type =
-      status === 429 ? 'ModelRateLimited' : status === 529 || status === 503 ? 'ModelOverloaded' : 'ModelServerError';
+    const type = status === 429 ? 'ModelRateLimited' : status === 529 || status === 503 ? 'ModelOverloaded' : 'ModelServerError';
     const after = retryAfterMs(err.headers);
     return {
       failure: ApplicationFailure.create({ message, type, nextRetryDelay: after }),

@@ -1,20 +1,17 @@
 /**
  * `summarize`: the model call behind compaction. Reads messages [from, upTo) through the
- * workflow's `prompt` query like `callModel` (DESIGN D1), renders them as one text transcript —
- * tool calls included, so no `tools` need be sent and no provider rejects a dangling tool call —
- * and streams a summary back without tools.
+ * workflow's `prompt` query like `callModel` (ARCHITECTURE.md#transcript-by-reference), renders
+ * them as one text transcript — tool calls included, so no `tools` need be sent and no provider
+ * rejects a dangling tool call — and streams a summary back without tools.
  */
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { SummarizeInput, SummarizeResult } from '../shared/activities';
 import type { Message } from '../shared/messages';
-import { costOf, DEFAULT_CONTEXT_WINDOW, lookupPrice } from '../shared/pricing';
-import type { ModelDeps } from './model';
-import { classifyModelError } from './model-errors';
-import { readPrompt } from './prompt-reader';
-import { keepAlive, watchStream } from './heartbeat';
+import { DEFAULT_CONTEXT_WINDOW, lookupPrice } from '../shared/pricing';
+import { streamModelCall, type ModelDeps, type RetryView } from './model-stream';
 
 export const SUMMARY_SYSTEM_PROMPT = `You write the hand-over summary for a coding agent whose conversation has grown too long for its context window. The older part of the conversation will be replaced by your summary; the agent will see only the summary and the most recent messages, and must carry on the work without redoing it or asking the user again.
 
@@ -93,70 +90,44 @@ function clip(text: string, max: number): string {
 }
 
 export async function summarize(client: OpenAI, deps: ModelDeps, input: SummarizeInput): Promise<SummarizeResult> {
-  const ctx = Context.current();
-  const stop = keepAlive({ phase: 'reading transcript' }, deps.heartbeatEveryMs);
-  let prompt: Awaited<ReturnType<typeof readPrompt>>;
-  try {
-    prompt = await readPrompt({ ...input, withTools: false });
-  } finally {
-    stop();
-  }
   const window = lookupPrice(input.model, deps.pricing)?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   // 3 characters a token (code and JSON run denser than prose), leaving room for the reply.
   const maxInputChars = Math.max(20_000, (window - input.maxOutputTokens - 2_000) * 3);
-  const messages = buildSummaryRequest(prompt.messages, { maxInputChars });
-  const started = Date.now();
-  const watchdog = watchStream({ idleMs: deps.streamIdleTimeoutMs ?? 120_000, maxEveryMs: deps.heartbeatEveryMs, phase: 'summarizing' });
-  try {
-    const stream = await client.chat.completions.create(
-      {
-        model: input.model,
-        messages,
-        stream: true,
-        stream_options: { include_usage: true },
-        max_completion_tokens: input.maxOutputTokens,
-      },
-      { signal: watchdog.signal },
-    );
-    let text = '';
-    let finish: string | null = null;
-    let usage: OpenAI.CompletionUsage | undefined;
-    for await (const chunk of stream) {
-      watchdog.onChunk();
-      if (chunk.usage) usage = chunk.usage;
-      const choice = chunk.choices[0];
-      if (choice?.delta?.content) text += choice.delta.content;
-      if (choice?.finish_reason) finish = choice.finish_reason;
-    }
-    if (finish === null) throw new Error('the stream ended before a finish_reason (connection dropped mid-response)');
-    if (!text.trim()) {
-      throw ApplicationFailure.create({ message: 'the model returned an empty summary', type: 'ModelEmptySummary' });
-    }
-    const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
-    const u = {
-      input_tokens: (usage?.prompt_tokens ?? 0) - cached,
-      output_tokens: usage?.completion_tokens ?? 0,
-      cache_read_input_tokens: cached,
-      cache_creation_input_tokens: 0,
-    };
-    const price = lookupPrice(input.model, deps.pricing);
-    return {
-      summary: text.trim(),
-      truncated: finish === 'length',
-      usage: u,
-      costUsd: costOf(
-        { inputTokens: u.input_tokens, outputTokens: u.output_tokens, cacheReadInputTokens: cached, cacheCreationInputTokens: 0 },
-        price,
-      ),
-      costBasis: price ? 'table' : 'unknown',
-      model: input.model,
-      durationMs: Date.now() - started,
-    };
-  } catch (err) {
-    if (ctx.cancellationSignal.aborted) throw new CancelledFailure('summarize cancelled');
-    if (err instanceof ApplicationFailure) throw err;
-    throw classifyModelError(watchdog.stallError() ?? err).failure;
-  } finally {
-    watchdog.dispose();
-  }
+  const r = await streamModelCall(client, deps, {
+    prompt: { ...input, withTools: false },
+    model: input.model,
+    maxOutputTokens: input.maxOutputTokens,
+    request: (prompt) => ({ messages: buildSummaryRequest(prompt.messages, { maxInputChars }) }),
+    check: (reply) => {
+      if (!reply.text.trim()) {
+        throw ApplicationFailure.create({ message: 'the model returned an empty summary', type: 'ModelEmptySummary' });
+      }
+    },
+    retry: retryPolicyOfThisActivity(),
+    phases: { reading: 'reading transcript', waiting: 'summarizing' },
+    name: 'summarize',
+  });
+  return {
+    summary: r.text.trim(),
+    truncated: r.finishReason === 'length',
+    usage: r.usage,
+    costUsd: r.costUsd,
+    costBasis: r.costBasis,
+    model: input.model,
+    durationMs: r.durationMs,
+  };
+}
+
+/**
+ * `SummarizeInput` does not carry the retry policy as `CallModelInput` does; the server tells
+ * the activity its policy, which is the same one (both go through the model proxy).
+ */
+function retryPolicyOfThisActivity(): RetryView | undefined {
+  // The worker hands the intervals over in milliseconds; 0 attempts means unlimited (no count to report).
+  const p = Context.current().info.retryPolicy;
+  if (!p?.maximumAttempts || typeof p.initialInterval !== 'number') return undefined;
+  const initialIntervalMs = p.initialInterval;
+  // Temporal's default ceiling is 100 × the initial interval.
+  const maximumIntervalMs = typeof p.maximumInterval === 'number' ? p.maximumInterval : initialIntervalMs * 100;
+  return { maxAttempts: p.maximumAttempts, initialIntervalMs, maximumIntervalMs };
 }

@@ -9,7 +9,7 @@ import { transcriptQuery } from '../shared/api';
 import type { LoadedTranscript, LoadTranscriptInput, SessionStoreActivities } from '../shared/activities';
 import type { Message } from '../shared/messages';
 import { jsonBytes, MAX_PAYLOAD_BYTES } from '../shared/payload';
-import { trimOldToolResults } from '../workflows/trim';
+import { trimOldToolResults } from '../shared/trim-tool-results';
 
 export function createSessionStoreActivities(): SessionStoreActivities {
   return {

@@ -22,6 +22,7 @@ import {
 import type { DurableAgentClient } from './client';
 import type { JobsFile } from './jobs-file';
 import { quote } from './stream';
+import { listRuns } from './visibility';
 
 /** The batch id is taken by a different set of jobs, or the batch was cancelled; nothing was submitted. */
 export class BatchConflictError extends Error {
@@ -36,6 +37,10 @@ export interface SubmitOptions {
   concurrency: number;
   /** Coordinator history events per run before it continues as new (default 2,000). */
   eventsPerRun?: number;
+  /** The batch's spending cap in USD (ARCHITECTURE.md#batch-budget): no job starts once the spend reaches it. */
+  maxBudgetUsd?: number;
+  /** How often the coordinator checks granted jobs for having been closed by hand (ms, default 60,000). */
+  livenessCheckMs?: number;
   /** Job workflows started per round trip (default 50, DURABLE_AGENT_SUBMIT_CHUNK). */
   chunk?: number;
   /** Called after each chunk with how many jobs are submitted so far. */
@@ -59,7 +64,14 @@ export async function submitBatch(client: DurableAgentClient, file: JobsFile, op
   const wf = client.client.workflow;
   const total = file.jobs.length;
   const memo: BatchMemo = { fingerprint: file.fingerprint, total };
-  const input: BatchInput = { batchId: opts.batchId, concurrency: opts.concurrency, total, ...(opts.eventsPerRun ? { eventsPerRun: opts.eventsPerRun } : {}) };
+  const input: BatchInput = {
+    batchId: opts.batchId,
+    concurrency: opts.concurrency,
+    total,
+    ...(opts.eventsPerRun ? { eventsPerRun: opts.eventsPerRun } : {}),
+    ...(opts.maxBudgetUsd !== undefined ? { maxBudgetUsd: opts.maxBudgetUsd } : {}),
+    ...(opts.livenessCheckMs !== undefined ? { livenessCheckMs: opts.livenessCheckMs } : {}),
+  };
   const coordinator = wf.getHandle(opts.batchId);
   let existed = true;
   let d = await coordinator.describe().catch((e: Error) => (e.name === 'WorkflowNotFoundError' ? undefined : Promise.reject(e)));
@@ -133,7 +145,9 @@ export const PACE_EVENTS = 2_500;
  * job workflows would grow one run's history with the batch size. Pausing here lets it continue as
  * new (it does so at 2,000 events), which bounds each run whatever the batch size.
  */
-export async function paceSubmission(coordinator: { describe(): Promise<{ historyLength: number; status: { name: string } }> }): Promise<void> {
+export async function paceSubmission(coordinator: {
+  describe(): Promise<{ historyLength: number; status: { name: string } }>;
+}): Promise<void> {
   for (;;) {
     const d = await coordinator.describe();
     if (d.historyLength <= PACE_EVENTS || d.status.name !== 'RUNNING') return;
@@ -153,6 +167,7 @@ export async function batchStatus(client: DurableAgentClient, batchId: string): 
   const d = await handle.describe();
   if (d.type !== BATCH_WORKFLOW_TYPE) throw new BatchConflictError(`${batchId} is not a batch (it is a ${d.type} workflow)`);
   const progress = d.status.name === 'COMPLETED' ? ((await handle.result()) as BatchProgress) : await handle.query(progressQuery);
+  progress.skipped ??= 0; // batches from before the budget
   return { progress, status: d.status.name };
 }
 
@@ -165,11 +180,10 @@ export type JobResult = JobOutcome | (Omit<JobOutcome, 'status'> & { status: 'wa
 
 /** One outcome per submitted job, in file order: finished jobs' results, and the state of the others. */
 export async function batchResults(client: DurableAgentClient, batchId: string, opts: { parallel?: number } = {}): Promise<JobResult[]> {
-  const wf = client.client.workflow;
   const listed: { workflowId: string; runId: string; status: string; memo: Record<string, unknown> }[] = [];
   const query = `WorkflowType = ${quote(BATCH_JOB_WORKFLOW_TYPE)} AND AgentBatchId = ${quote(batchId)}`;
-  for await (const w of wf.list({ query, pageSize: 1000 })) {
-    listed.push({ workflowId: w.workflowId, runId: w.runId, status: w.status.name, memo: (w.memo ?? {}) as Record<string, unknown> });
+  for await (const w of listRuns(client.client, query, { codecs: client.payloadCodecs })) {
+    listed.push({ workflowId: w.workflowId, runId: w.runId, status: w.status, memo: w.memo });
   }
   const out: JobResult[] = [];
   const parallel = opts.parallel ?? 32;
@@ -186,7 +200,13 @@ async function outcomeOf(
 ): Promise<JobResult> {
   const handle = client.client.workflow.getHandle(w.workflowId, w.runId);
   const jobId = typeof w.memo.jobId === 'string' ? w.memo.jobId : w.workflowId.slice(batchId.length + 1, -'/job'.length);
-  const base = { id: jobId, index: typeof w.memo.index === 'number' ? w.memo.index : 0, sessionId: sessionIdFor(batchId, jobId), turns: 0, costUsd: 0 };
+  const base = {
+    id: jobId,
+    index: typeof w.memo.index === 'number' ? w.memo.index : 0,
+    sessionId: sessionIdFor(batchId, jobId),
+    turns: 0,
+    costUsd: 0,
+  };
   // Visibility may lag behind a close; the server's own record decides.
   const status = w.status === 'RUNNING' ? (await handle.describe()).status.name : w.status;
   if (status === 'COMPLETED') return (await handle.result()) as JobOutcome;

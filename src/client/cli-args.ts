@@ -7,7 +7,13 @@ export class UsageError extends Error {}
 
 export const EXIT = { ok: 0, error: 1, usage: 2 } as const;
 
-export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, usage: string) {
+type HelpFlag = { help: { type: 'boolean'; short: 'h' } };
+/** Named, so the compiled `.d.ts` can say it (node:util does not export the types it is built from). */
+export type Parsed<T extends NonNullable<ParseArgsConfig['options']>> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T & HelpFlag; allowPositionals: true; strict: true }>
+>;
+
+export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, usage: string): Parsed<T> {
   try {
     return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
   } catch (e) {
@@ -15,13 +21,22 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(argv: s
   }
 }
 
-export const list = (s: string | undefined): string[] | undefined => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+export const list = (s: string | undefined): string[] | undefined =>
+  s
+    ? s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : undefined;
 
 export function num(s: string | undefined, flag: string, opts: { integer?: boolean; min?: number } = {}): number | undefined {
   if (s === undefined) return undefined;
   const n = Number(s);
   const bad = s.trim() === '' || !Number.isFinite(n) || (opts.integer && !Number.isInteger(n)) || (opts.min !== undefined && n < opts.min);
-  if (bad) throw new UsageError(`--${flag}: expected ${opts.integer ? 'an integer' : 'a number'}${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}, got '${s}'`);
+  if (bad)
+    throw new UsageError(
+      `--${flag}: expected ${opts.integer ? 'an integer' : 'a number'}${opts.min !== undefined ? ` ≥ ${opts.min}` : ''}, got '${s}'`,
+    );
   return n;
 }
 

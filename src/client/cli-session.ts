@@ -1,12 +1,21 @@
-/** The CLI's session commands: run, resume, watch, send, interrupt, set-model, usage, ls, show. */
+/**
+ * The CLI's session commands: run, resume, watch, send, interrupt, set-model, usage, ls, show.
+ *
+ * Past 300 lines: one file per CLI area; the session commands share their argument parsing and
+ * rendering of a session's stream.
+ */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import type { PermissionMode, SessionOptions } from '../shared/config';
-import type { SDKMessage } from '../shared/events';
+import { z } from 'zod';
+import { AgentDefinition, type PermissionMode, type SessionOptions } from '../shared/config';
 import { EXIT, err, list, num, out, parse, printJson, readStdin, usd, UsageError, withClient } from './cli-args';
 import type { DurableAgentClient, SessionHandle } from './client';
-import { renderMessage, renderSummary, renderTranscript } from './render';
+import { renderSummary, renderTranscript } from './render';
+import { checkSettingsFiles, parseSettingSources } from './settings-check';
+import { LiveText } from './render-live';
+import { parseMcpConfigFile } from '../shared/mcp';
 
 const SESSION_FLAGS = {
   model: { type: 'string' },
@@ -16,20 +25,39 @@ const SESSION_FLAGS = {
   'permission-mode': { type: 'string' },
   'allowed-tools': { type: 'string' },
   'disallowed-tools': { type: 'string' },
+  sandbox: { type: 'string' },
+  'ask-tools': { type: 'string' },
+  settings: { type: 'string' },
+  'mcp-config': { type: 'string' },
+  'setting-sources': { type: 'string' },
+  agents: { type: 'string' },
   interactive: { type: 'boolean' },
   id: { type: 'string' },
   detach: { type: 'boolean' },
   json: { type: 'boolean' },
+  'include-partial-messages': { type: 'boolean' },
 } as const;
 
 const FLAGS_USAGE = `  [--model M] [--cwd DIR] [--max-turns N] [--max-budget-usd X] [--interactive]
   [--permission-mode default|acceptEdits|bypassPermissions|plan|dontAsk] [--allowed-tools A,B]
-  [--disallowed-tools A,B] [--id ID] [--detach] [--json]`;
+  [--disallowed-tools A,B] [--ask-tools A,B] [--settings FILE] [--setting-sources user,project,local]
+  [--sandbox auto|required|off|JSON] [--agents JSON] [--mcp-config FILE]
+  [--id ID] [--detach] [--json [--include-partial-messages]]
+  Rules use Claude Code's syntax: Bash, Bash(npm test), Bash(git push:*), Edit(src/**), mcp__server.
+  --settings FILE and --setting-sources read Claude Code settings files (permissions, hooks) on the
+  tools worker: user = its ~/.claude/settings.json, project/local = <cwd>/.claude/settings{,.local}.json.
+  --agents '{"name":{"description":…,"prompt":…,"tools":[…],"model":…}}' defines subagents the
+  Task tool starts (each a child workflow of the session, listed by durable-agent show).
+  --mcp-config FILE: MCP servers in Claude Code's .mcp.json format ({"mcpServers": {...}}), started
+  on the tools worker; secret env values and headers as \${VAR}, set in the worker's environment.
+  A tool call that asks waits for: durable-agent approve|deny ID.`;
 
 export const RUN_USAGE = `usage: durable-agent run [prompt]
 ${FLAGS_USAGE}
   The prompt is read from stdin when not given and stdin is not a terminal.
-  --detach prints the session id and returns; --json prints one SDK message per line.
+  --detach prints the session id and returns; --json prints one SDK message per line
+  (with --include-partial-messages, the replies' stream_event messages too). Replies print as
+  the model writes them.
   Attached, Ctrl-C interrupts the current turn (then: detach, end, or keep watching).`;
 
 export const RESUME_USAGE = `usage: durable-agent resume ID [prompt] [--fork]
@@ -48,14 +76,58 @@ function sessionOptions(v: SessionFlags): Partial<SessionOptions> {
     ...(v['permission-mode'] ? { permissionMode: v['permission-mode'] as PermissionMode } : {}),
     ...(v['allowed-tools'] ? { allowedTools: list(v['allowed-tools']) } : {}),
     ...(v['disallowed-tools'] ? { disallowedTools: list(v['disallowed-tools']) } : {}),
+    ...(v.sandbox ? { sandbox: sandboxFlag(v.sandbox) } : {}),
+    ...(v['ask-tools'] ? { askTools: list(v['ask-tools']) } : {}),
+    ...(v.settings !== undefined ? { settingsFile: path.resolve(v.settings) } : {}),
+    ...(v['setting-sources'] !== undefined ? { settingSources: parseSettingSources(v['setting-sources']) } : {}),
+    ...(v.agents !== undefined ? { agents: agentsFlag(v.agents) } : {}),
+    ...(v['mcp-config'] !== undefined ? { mcpServers: mcpConfigFlag(v['mcp-config']) } : {}),
     ...(v.interactive ? { interactive: true } : {}),
     ...(v.id ? { sessionId: v.id } : {}),
   };
 }
 
+/** `--mcp-config FILE` (Claude Code's `.mcp.json`); a bad file is a ConfigError naming the field (exit 2). */
+function mcpConfigFlag(file: string): SessionOptions['mcpServers'] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--mcp-config: cannot read ${file}: ${(e as Error).message}`);
+  }
+  return parseMcpConfigFile(text, `--mcp-config ${file}`);
+}
+
+/** A mode, or Claude Code-style settings as JSON (`{"network":"off"}`); the session config validates either. */
+function sandboxFlag(value: string): SessionOptions['sandbox'] {
+  if (!value.trim().startsWith('{')) return value as SessionOptions['sandbox'];
+  try {
+    return JSON.parse(value) as SessionOptions['sandbox'];
+  } catch (e) {
+    throw new UsageError(`--sandbox: not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** `--agents JSON` (like `claude --agents`): checked here, so a bad definition exits 2 naming its field. */
+function agentsFlag(value: string): SessionOptions['agents'] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (e) {
+    throw new UsageError(`--agents: not valid JSON: ${(e as Error).message}`);
+  }
+  const checked = z.record(z.string().min(1), AgentDefinition).safeParse(parsed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const keys = issue.code === 'unrecognized_keys' ? ` '${(issue as { keys: string[] }).keys.join("', '")}'` : '';
+    throw new UsageError(`--agents: ${issue.path.join('.') || '(root)'}: ${issue.message}${keys}`);
+  }
+  return checked.data;
+}
+
 export async function runCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parse(argv, SESSION_FLAGS, RUN_USAGE);
-  if (v.help) return out(RUN_USAGE), EXIT.ok;
+  if (v.help) return (out(RUN_USAGE), EXIT.ok);
   let prompt = positionals.join(' ').trim();
   if (!prompt && !process.stdin.isTTY) prompt = (await readStdin()).trim();
   if (!prompt) throw new UsageError(`a prompt is required\n\n${RUN_USAGE}`);
@@ -65,7 +137,7 @@ export async function runCommand(argv: string[]): Promise<number> {
 
 export async function resumeCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parse(argv, { ...SESSION_FLAGS, fork: { type: 'boolean' } }, RESUME_USAGE);
-  if (v.help) return out(RESUME_USAGE), EXIT.ok;
+  if (v.help) return (out(RESUME_USAGE), EXIT.ok);
   const [id, ...words] = positionals;
   if (!id) throw new UsageError(`a session id is required\n\n${RESUME_USAGE}`);
   if (!v.fork && v.id) throw new UsageError(`--id needs --fork (without it the session keeps its id)\n\n${RESUME_USAGE}`);
@@ -97,11 +169,19 @@ async function startConfigOf(client: DurableAgentClient, sessionId: string): Pro
   return config;
 }
 
-async function startAndAttach(client: DurableAgentClient, options: SessionOptions, v: { detach?: boolean; json?: boolean }): Promise<number> {
+async function startAndAttach(
+  client: DurableAgentClient,
+  options: SessionOptions,
+  v: { detach?: boolean; json?: boolean; 'include-partial-messages'?: boolean },
+): Promise<number> {
+  if (v['include-partial-messages'] && !v.json) {
+    throw new UsageError('--include-partial-messages goes with --json (without it, replies print as they stream anyway)');
+  }
+  checkSettingsFiles({ cwd: options.cwd, settingSources: options.settingSources, settingsFile: options.settingsFile });
   const session = await client.start(options);
-  if (v.detach) return out(session.sessionId), EXIT.ok;
+  if (v.detach) return (out(session.sessionId), EXIT.ok);
   if (!v.json) err(`session ${session.sessionId} (Ctrl-C interrupts the turn)`);
-  return attach(session, { json: Boolean(v.json) });
+  return attach(session, { json: Boolean(v.json), partial: Boolean(v['include-partial-messages']) });
 }
 
 /**
@@ -109,7 +189,7 @@ async function startAndAttach(client: DurableAgentClient, options: SessionOption
  * terminal it then asks whether to detach, end the session, or keep watching; without one, a
  * second Ctrl-C detaches. Detaching leaves the session running (exit 0).
  */
-export async function attach(session: SessionHandle, opts: { json: boolean; after?: number }): Promise<number> {
+export async function attach(session: SessionHandle, opts: { json: boolean; partial?: boolean; after?: number }): Promise<number> {
   const color = Boolean(process.stdout.isTTY) && !opts.json;
   let detach!: () => void;
   const detached = new Promise<'detached'>((resolve) => (detach = () => resolve('detached')));
@@ -128,7 +208,19 @@ export async function attach(session: SessionHandle, opts: { json: boolean; afte
     });
   };
   process.on('SIGINT', onSigint);
-  const it = session.messages({ after: opts.after })[Symbol.asyncIterator]();
+  // Replies print as they stream (ARCHITECTURE.md#live-tokens); JSON carries stream events only when asked.
+  const live = opts.json ? undefined : new LiveText({ color });
+  let liveFailed = false;
+  const it = session
+    .messages({
+      after: opts.after,
+      includePartialMessages: !opts.json || Boolean(opts.partial),
+      onLiveError: (e) => {
+        if (!liveFailed && !opts.json) err(`(live tokens unavailable: ${e.message}; replies print once complete)`);
+        liveFailed = true;
+      },
+    })
+    [Symbol.asyncIterator]();
   let code: number = EXIT.error;
   try {
     for (;;) {
@@ -138,9 +230,13 @@ export async function attach(session: SessionHandle, opts: { json: boolean; afte
         return EXIT.ok;
       }
       if (next.done) break;
-      const m: SDKMessage = next.value;
-      if (opts.json) printJson(m);
-      else for (const line of renderMessage(m, { color })) out(line);
+      const m = next.value;
+      if (opts.json || !live) printJson(m);
+      else if (m.type === 'stream_event') process.stdout.write(live.write(m.event));
+      else {
+        process.stdout.write(live.breakLine());
+        for (const line of live.lines(m)) out(line);
+      }
       if (m.type === 'result') code = m.is_error ? EXIT.error : EXIT.ok;
     }
     if (code === EXIT.error && !opts.json) err(`session ${session.sessionId} ended without a successful result`);
@@ -151,8 +247,8 @@ export async function attach(session: SessionHandle, opts: { json: boolean; afte
 }
 
 const ID_USAGE = {
-  watch: 'usage: durable-agent watch ID [--json] [--after SEQ]',
-  send: 'usage: durable-agent send ID TEXT [--id MESSAGE_ID]',
+  watch: 'usage: durable-agent watch ID [--json [--include-partial-messages]] [--after SEQ]',
+  send: 'usage: durable-agent send ID TEXT [--id MESSAGE_ID] [--steer]   (--steer: reach the running turn before its next model call)',
   interrupt: 'usage: durable-agent interrupt ID',
   'set-model': 'usage: durable-agent set-model ID MODEL',
   'set-permission-mode': 'usage: durable-agent set-permission-mode ID default|acceptEdits|bypassPermissions|plan|dontAsk',
@@ -164,13 +260,25 @@ const ID_USAGE = {
 /** Commands that take a session id (and maybe one more argument). */
 export async function idCommand(command: keyof typeof ID_USAGE, argv: string[]): Promise<number> {
   const usage = ID_USAGE[command];
-  const { values: v, positionals } = parse(argv, { json: { type: 'boolean' }, after: { type: 'string' }, id: { type: 'string' } }, usage);
-  if (v.help) return out(usage), EXIT.ok;
+  const { values: v, positionals } = parse(
+    argv,
+    {
+      json: { type: 'boolean' },
+      after: { type: 'string' },
+      id: { type: 'string' },
+      steer: { type: 'boolean' },
+      'include-partial-messages': { type: 'boolean' },
+    },
+    usage,
+  );
+  if (v.help) return (out(usage), EXIT.ok);
   const [id, ...rest] = positionals;
   const arg = rest.join(' ').trim();
   const needsArg = command === 'send' || command === 'set-model' || command === 'set-permission-mode';
   if (!id || (needsArg && !arg) || (!needsArg && rest.length > 0)) throw new UsageError(usage);
-  if ((v.after !== undefined && command !== 'watch') || (v.id !== undefined && command !== 'send')) throw new UsageError(usage);
+  if ((v.after !== undefined && command !== 'watch') || ((v.id !== undefined || v.steer) && command !== 'send'))
+    throw new UsageError(usage);
+  if (v['include-partial-messages'] && (command !== 'watch' || !v.json)) throw new UsageError(usage);
   return withClient(async (c) => {
     if (command === 'cancel') {
       await c.client.workflow.getHandle(id).cancel();
@@ -180,9 +288,13 @@ export async function idCommand(command: keyof typeof ID_USAGE, argv: string[]):
     const s = await c.get(id);
     switch (command) {
       case 'watch':
-        return attach(s, { json: Boolean(v.json), after: num(v.after, 'after', { integer: true, min: -1 }) });
+        return attach(s, {
+          json: Boolean(v.json),
+          partial: Boolean(v['include-partial-messages']),
+          after: num(v.after, 'after', { integer: true, min: -1 }),
+        });
       case 'send': {
-        const r = await s.send(arg, v.id ? { id: v.id } : {});
+        const r = await s.send(arg, { ...(v.id ? { id: v.id } : {}), ...(v.steer ? { steer: true } : {}) });
         out(r.duplicate ? `${r.turnId} (duplicate: already received)` : r.turnId);
         return EXIT.ok;
       }
@@ -202,7 +314,7 @@ export async function idCommand(command: keyof typeof ID_USAGE, argv: string[]):
 
 async function printUsage(s: SessionHandle, json: boolean): Promise<number> {
   const u = await s.usage();
-  if (json) return printJson(u), EXIT.ok;
+  if (json) return (printJson(u), EXIT.ok);
   out(`tokens: in ${u.inputTokens} (cached ${u.cacheReadInputTokens}) · out ${u.outputTokens} · cost ${usd(u.costUsd)}`);
   for (const [model, m] of Object.entries(u.perModel)) {
     out(`  ${model}: in ${m.inputTokens} · out ${m.outputTokens} · ${m.costBasis === 'unknown' ? 'no price known' : usd(m.costUsd)}`);
@@ -218,35 +330,62 @@ async function show(s: SessionHandle, json: boolean): Promise<number> {
   }
   const color = Boolean(process.stdout.isTTY);
   for (const line of renderTranscript(transcript, { color })) out(line);
+  // Subagents are sessions of their own: `durable-agent show <their id>` shows each one's transcript.
+  for (const a of (await s.state()).subagents ?? []) {
+    out(`subagent ${a.agentType} (${a.status}, ${usd(a.costUsd)}) for ${a.toolUseId} "${a.description}": ${a.workflowId}`);
+  }
   const d = await s.workflow.describe();
   if (d.status.name === 'COMPLETED') for (const line of renderSummary(await s.result(), { color })) out(line);
   else out(`(${d.status.name.toLowerCase().replace(/_/g, ' ')})`);
   return EXIT.ok;
 }
 
-export const LS_USAGE = `usage: durable-agent ls [--status running|waiting_for_input|completed|failed|…] [--batch ID] [--model M] [--limit N] [--json]`;
+export const LS_USAGE = `usage: durable-agent ls [--status running|waiting_for_input|waiting_for_approval|completed|failed|…] [--batch ID] [--model M] [--limit N] [--json]`;
 
 export async function lsCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parse(
     argv,
-    { status: { type: 'string' }, batch: { type: 'string' }, model: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+    {
+      status: { type: 'string' },
+      batch: { type: 'string' },
+      model: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     LS_USAGE,
   );
-  if (v.help) return out(LS_USAGE), EXIT.ok;
+  if (v.help) return (out(LS_USAGE), EXIT.ok);
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'\n\n${LS_USAGE}`);
-  if (v.status && !/^[a-z_]+$/.test(v.status)) throw new UsageError(`--status: expected a status such as running or completed, got '${v.status}'`);
+  if (v.status && !/^[a-z_]+$/.test(v.status))
+    throw new UsageError(`--status: expected a status such as running or completed, got '${v.status}'`);
   const limit = num(v.limit, 'limit', { integer: true, min: 1 }) ?? 50;
   return withClient(async (c) => {
     const rows = [];
     for await (const s of c.list({ status: v.status, batchId: v.batch, model: v.model, limit })) rows.push(s);
-    if (v.json) return rows.forEach(printJson), EXIT.ok;
+    if (v.json) return (rows.forEach(printJson), EXIT.ok);
     const table = [['ID', 'STATUS', 'MODEL', 'TURNS', 'COST', 'STARTED']];
     for (const r of rows) {
-      const status = r.executionStatus === 'RUNNING' ? r.status : `${r.status}${r.executionStatus === 'COMPLETED' ? '' : ` (${r.executionStatus.toLowerCase()})`}`;
-      table.push([r.sessionId, status, r.model ?? '-', String(r.turns ?? '-'), usd(r.costUsd), r.startTime.toISOString().replace('T', ' ').slice(0, 19)]);
+      const status =
+        r.executionStatus === 'RUNNING'
+          ? r.status
+          : `${r.status}${r.executionStatus === 'COMPLETED' ? '' : ` (${r.executionStatus.toLowerCase()})`}`;
+      table.push([
+        r.sessionId,
+        status,
+        r.model ?? '-',
+        String(r.turns ?? '-'),
+        usd(r.costUsd),
+        r.startTime.toISOString().replace('T', ' ').slice(0, 19),
+      ]);
     }
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    for (const row of table) out(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+    for (const row of table)
+      out(
+        row
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      );
     return EXIT.ok;
   });
 }

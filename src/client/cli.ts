@@ -4,10 +4,11 @@
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ConfigError } from '../shared/config';
-import { CodecConfigError } from './codec';
+import { CodecConfigError } from '../codec';
 import { BatchConflictError } from './batch';
 import { EXIT, err, out, UsageError } from './cli-args';
-import { resultsCommand, submitCommand } from './cli-batch';
+import { approvalCommand } from './cli-approval';
+import { batchCommand, resultsCommand, submitCommand } from './cli-batch';
 import { idCommand, lsCommand, resumeCommand, runCommand } from './cli-session';
 import { SessionExistsError, SessionNotFoundError } from './client';
 import { JobsFileError } from './jobs-file';
@@ -22,17 +23,22 @@ Sessions:
   interrupt ID             interrupt the current turn
   set-model ID MODEL       switch the model for the next call
   set-permission-mode ID MODE
+  approve ID [REQUEST]     let a tool call waiting for approval run (--always: and its like from now on)
+  deny ID [REQUEST]        refuse it (--message TEXT: what the model is told; --interrupt)
   usage ID                 tokens and cost so far
   show ID                  the transcript
-  ls                       list sessions (--status running --batch ID …)
+  ls                       list sessions (--status running|waiting_for_approval|… --batch ID …)
   cancel ID                end a session (or a batch)
 Batches:
   submit JOBS.jsonl|.yaml  run many sessions under a concurrency cap (--concurrency N --batch-id ID)
-  results BATCH_ID         one JSON line per job (--out FILE)
+  results BATCH_ID         one line per job (--format jsonl|csv --out FILE)
+  batch status BATCH_ID    the batch's progress (--watch: live until it ends; --json)
 Infrastructure:
   server                   run the Temporal dev server (SQLite, Web UI, our search attributes)
+  server --postgres URL    run the full Temporal server on PostgreSQL (--nodes N: a cluster on this machine)
   worker                   run the workflow, model and tool workers in one process
   scripted-model           serve scenario files as an OpenAI-compatible model (tests and demos)
+  ui                       serve the dashboard: sessions, approvals, batches (--port 8234 --host 127.0.0.1)
 
 Exit codes: 0 success, 1 the session ended in an error result, 2 bad input (nothing started).
 Environment: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE (default "default"),
@@ -46,21 +52,31 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (command) {
       case 'server':
+        if (rest.some((a) => /^--(postgres|nodes)(=|$)/.test(a))) {
+          return await lazy<typeof import('../server/postgres-command')>('../server/postgres-command').runPostgresServerCommand(rest);
+        }
         return await lazy<typeof import('../worker/dev-server')>('../worker/dev-server').runServerCommand(rest);
       case 'worker':
         return await lazy<typeof import('../worker/main')>('../worker/main').runWorkerCommand(rest);
       case 'scripted-model':
         return await lazy<typeof import('../testing/scripted-model')>('../testing/scripted-model').runScriptedModelCli(rest);
+      case 'ui':
+        return await lazy<typeof import('../ui/cli-ui')>('../ui/cli-ui').uiCommand(rest);
       case 'run':
         return await runCommand(rest);
       case 'resume':
         return await resumeCommand(rest);
       case 'ls':
         return await lsCommand(rest);
+      case 'approve':
+      case 'deny':
+        return await approvalCommand(command, rest);
       case 'submit':
         return await submitCommand(rest);
       case 'results':
         return await resultsCommand(rest);
+      case 'batch':
+        return await batchCommand(rest);
       case undefined:
       case 'help':
       case '--help':

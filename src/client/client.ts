@@ -1,19 +1,34 @@
 /**
  * The typed client: start a session, attach to one, list them, stream their messages, steer them.
  * Options are validated here, before anything starts (a bad field is named and nothing runs).
+ *
+ * Past 300 lines: the client and the session handle share connection, codec and lookup logic;
+ * option mapping, permissions and the model catalogue already live in sibling files.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type WorkflowClientInterceptor,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { PayloadCodec } from '@temporalio/common';
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import * as api from '../shared/api';
 import { startSearchAttributes } from '../shared/batch';
 import { parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
-import type { EventsPage, ResultMessage, SDKMessage } from '../shared/events';
+import { refuseSecretEnv } from '../shared/secret-env';
+import type { EventsPage, ResultMessage, SessionEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
-import { codecFromEnv } from './codec';
+import { codecFromEnv } from '../codec';
+import { pendingPermissionsQuery, respondToPermissionUpdate, type PendingPermission, type PermissionAnswer } from '../shared/approvals';
+import { answerPermissions, type CanUseTool } from './permissions';
 import { followEvents, quote } from './stream';
+import { listRuns } from './visibility';
+import { followWithPartials, type LiveOptions, type StreamMessage } from './live';
 
 export interface ConnectOptions {
   /** `host:port`; default: the profile's, else TEMPORAL_ADDRESS, else localhost:7233. */
@@ -31,9 +46,11 @@ export interface ConnectOptions {
   connection?: Connection;
   /** The workers' workflow queue (default DURABLE_AGENT_TASK_QUEUE, else `agent`). */
   taskQueue?: string;
-  /** Payload codecs, the same as the workers' (DESIGN D9); default from DURABLE_AGENT_ENCRYPTION_KEYS /
-   *  DURABLE_AGENT_COMPRESS in `env` (src/client/codec.ts); `[]` turns them off. */
+  /** Payload codecs, the same as the workers' (ARCHITECTURE.md#payload-codec); default from
+   *  DURABLE_AGENT_ENCRYPTION_KEYS / DURABLE_AGENT_COMPRESS in `env` (src/codec/); `[]` turns them off. */
   payloadCodecs?: PayloadCodec[];
+  /** Workflow client interceptors, e.g. `clientTracing()` so a session's spans join the caller's trace (ARCHITECTURE.md#observability). */
+  interceptors?: WorkflowClientInterceptor[];
 }
 
 /** The connection settings `connect` would use: explicit options over profile over TEMPORAL_* variables. */
@@ -110,6 +127,8 @@ export class DurableAgentClient {
     /** The workflow queue sessions (and batches) are started on. */
     readonly taskQueue: string,
     private readonly ownsConnection: boolean,
+    /** The codecs payloads are encoded with; listing decodes memos with them (src/client/visibility.ts). */
+    readonly payloadCodecs: PayloadCodec[] = [],
   ) {}
 
   static async connect(opts: ConnectOptions = {}): Promise<DurableAgentClient> {
@@ -124,8 +143,13 @@ export class DurableAgentClient {
         ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
         ...(settings.metadata ? { metadata: settings.metadata } : {}),
       }));
-    const client = new Client({ connection, namespace: settings.namespace, ...(payloadCodecs?.length ? { dataConverter: { payloadCodecs } } : {}) });
-    return new DurableAgentClient(client, settings.taskQueue, !opts.connection);
+    const client = new Client({
+      connection,
+      namespace: settings.namespace,
+      ...(payloadCodecs?.length ? { dataConverter: { payloadCodecs } } : {}),
+      ...(opts.interceptors ? { interceptors: { workflow: opts.interceptors } } : {}),
+    });
+    return new DurableAgentClient(client, settings.taskQueue, !opts.connection, payloadCodecs ?? []);
   }
 
   get namespace(): string {
@@ -134,6 +158,7 @@ export class DurableAgentClient {
 
   /** Validate options, start the session workflow, and return its handle. */
   async start(options: SessionOptions): Promise<SessionHandle> {
+    refuseSecretEnv(options.env);
     const config = parseSessionConfig({
       ...options,
       platform: options.platform ?? process.platform,
@@ -147,6 +172,8 @@ export class DurableAgentClient {
         taskQueue: this.taskQueue,
         args: [{ ...config, sessionId }],
         typedSearchAttributes: startSearchAttributes(config),
+        // Read back by `latestSessionIn` (catalog.ts, the SDK's `continue`); a memo needs no registration on the server.
+        memo: { cwd: config.cwd },
         // A closed session's id may be reused only to resume it.
         workflowIdReusePolicy: config.resume === sessionId ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
       });
@@ -174,7 +201,7 @@ export class DurableAgentClient {
     const clauses = [`WorkflowType = ${quote(api.WORKFLOW_TYPE)}`];
     if (filter.status) {
       clauses.push(`${api.SEARCH_ATTRIBUTES.status} = ${quote(filter.status)}`);
-      if (filter.status === 'running' || filter.status === 'waiting_for_input') clauses.push(`ExecutionStatus = 'Running'`);
+      if (['running', 'waiting_for_input', 'waiting_for_approval'].includes(filter.status)) clauses.push(`ExecutionStatus = 'Running'`);
     }
     if (filter.batchId) clauses.push(`${api.SEARCH_ATTRIBUTES.batchId} = ${quote(filter.batchId)}`);
     if (filter.model) clauses.push(`${api.SEARCH_ATTRIBUTES.model} = ${quote(filter.model)}`);
@@ -182,14 +209,14 @@ export class DurableAgentClient {
     let n = 0;
     const limit = filter.limit ?? 100;
     if (limit <= 0) return;
-    for await (const w of this.client.workflow.list({ query: clauses.join(' AND '), pageSize: Math.min(limit, 1000) })) {
+    for await (const w of listRuns(this.client, clauses.join(' AND '), { pageSize: Math.min(limit, 1000) })) {
       const sa = w.searchAttributes as Record<string, unknown[] | undefined>;
       const one = <T>(name: string) => sa[name]?.[0] as T | undefined;
       yield {
         sessionId: w.workflowId,
         runId: w.runId,
         status: one<string>(api.SEARCH_ATTRIBUTES.status) ?? 'unknown',
-        executionStatus: w.status.name,
+        executionStatus: w.status,
         model: one<string>(api.SEARCH_ATTRIBUTES.model),
         turns: one<number>(api.SEARCH_ATTRIBUTES.turns),
         costUsd: one<number>(api.SEARCH_ATTRIBUTES.costUsd),
@@ -226,9 +253,14 @@ export class SessionHandle {
    * The session's messages as they happen: polls the `events` query, follows continue-as-new
    * (sequence numbers continue across runs, so `after` works across them) and ends after the
    * final `result`. `after` resumes from a sequence number (e.g. after a client restart).
+   * With `includePartialMessages`, also each model call's `stream_event`s as the model streams
+   * them (ARCHITECTURE.md#live-tokens), before the call's `assistant` message.
    */
-  messages(opts: { after?: number; pollMs?: number } = {}): AsyncGenerator<SDKMessage> {
-    return followEvents(this.client, this.sessionId, opts);
+  messages(opts?: { after?: number; pollMs?: number; includePartialMessages?: false }): AsyncGenerator<SessionEvent>;
+  messages(opts: LiveOptions & { includePartialMessages: boolean }): AsyncGenerator<StreamMessage>;
+  messages(opts: LiveOptions & { includePartialMessages?: boolean } = {}): AsyncGenerator<StreamMessage> {
+    const { includePartialMessages, ...rest } = opts;
+    return includePartialMessages ? followWithPartials(this.client, this.sessionId, rest) : followEvents(this.client, this.sessionId, rest);
   }
 
   events(opts: { after?: number; limit?: number } = {}): Promise<EventsPage> {
@@ -251,8 +283,18 @@ export class SessionHandle {
    * update): resolves with the turn it starts; rejects (WorkflowUpdateFailedError) when the session
    * is not interactive, is closed, or the text is empty. A repeated `id` is accepted once.
    */
-  send(text: string, opts: { id?: string } = {}): Promise<{ turnId: string; duplicate: boolean }> {
-    return this.latest.executeUpdate(api.sendMessageUpdate, { args: [{ text, ...(opts.id ? { id: opts.id } : {}) }] });
+  send(text: string, opts: { id?: string; steer?: boolean } = {}): Promise<{ turnId: string; duplicate: boolean }> {
+    return this.latest.executeUpdate(api.sendMessageUpdate, {
+      args: [{ text, ...(opts.id ? { id: opts.id } : {}), ...(opts.steer ? { steer: true } : {}) }],
+    });
+  }
+  /**
+   * Steer the running turn: the model gets `text` before its next call in this turn, after the
+   * current tool results (one-shot sessions too). With no turn running, an interactive session
+   * takes it as a follow-up; a one-shot session rejects it.
+   */
+  steer(text: string, opts: { id?: string } = {}): Promise<{ turnId: string; duplicate: boolean }> {
+    return this.send(text, { ...opts, steer: true });
   }
   /** Ends an interactive session once its current turn is over. */
   close(): Promise<void> {
@@ -264,8 +306,8 @@ export class SessionHandle {
   turnCount(): Promise<number> {
     return this.latest.query(api.turnCountQuery);
   }
-  state(): Promise<api.SessionState> {
-    return this.latest.query(api.stateQuery);
+  state(): Promise<api.SessionView> {
+    return this.latest.query(api.sessionViewQuery);
   }
   async transcript(): Promise<Message[]> {
     const all: Message[] = [];
@@ -274,6 +316,29 @@ export class SessionHandle {
       if (page.length === 0) return all;
       all.push(...page);
     }
+  }
+  /** Tool calls waiting for a person's answer (ARCHITECTURE.md#durable-approval). */
+  pendingPermissions(): Promise<PendingPermission[]> {
+    return this.latest.query(pendingPermissionsQuery);
+  }
+  /**
+   * Answer a pending request: allow (once, with `updatedInput`, or `always` — the request's
+   * suggested rules join the session), or deny with a `message` the model sees (and `interrupt`).
+   * Rejects (WorkflowUpdateFailedError) for an unknown or already-answered request id.
+   */
+  respond(answer: PermissionAnswer): Promise<{ applied: true; rulesAdded: string[] }> {
+    return this.latest.executeUpdate(respondToPermissionUpdate, { args: [answer] });
+  }
+  /**
+   * Answer this session's pending requests with an SDK-style `canUseTool` until `signal` aborts or
+   * the session ends — requests other clients saw and left unanswered included.
+   */
+  answerPermissions(canUseTool: CanUseTool, opts: { signal?: AbortSignal; pollMs?: number } = {}): Promise<void> {
+    return answerPermissions(this, canUseTool, opts);
+  }
+  /** Whether the session's latest run is still running. */
+  async isOpen(): Promise<boolean> {
+    return (await this.latest.describe()).status.name === 'RUNNING';
   }
   /** The final result message (waits for the session to end; follows continue-as-new). */
   result(): Promise<ResultMessage> {

@@ -38,7 +38,10 @@ interface RawJob {
   lineOf?: (field: string) => number | undefined;
 }
 
-export function readJobsFile(file: string, opts: { batchId?: string; cwd?: string; platform?: string } = {}): JobsFile {
+export function readJobsFile(
+  file: string,
+  opts: { batchId?: string; cwd?: string; platform?: string; defaults?: Record<string, unknown> } = {},
+): JobsFile {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -53,12 +56,15 @@ export function readJobsFile(file: string, opts: { batchId?: string; cwd?: strin
   const cwd = opts.cwd ?? process.cwd();
   const seen = new Map<string, number>();
   const jobs = raws.map((raw, i) => {
-    const value = raw.value;
+    // Options given on the command line are defaults: a job's own value wins.
+    const value = raw.value && typeof raw.value === 'object' && !Array.isArray(raw.value) ? { ...opts.defaults, ...raw.value } : raw.value;
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const o = value as Record<string, unknown>;
       // Paths in a job are relative to the submitting directory, like `run --cwd`.
       o.cwd = typeof o.cwd === 'string' ? path.resolve(cwd, o.cwd) : o.cwd === undefined ? cwd : o.cwd;
-      if (Array.isArray(o.additionalDirectories)) o.additionalDirectories = o.additionalDirectories.map((d) => (typeof d === 'string' ? path.resolve(cwd, d) : d));
+      if (typeof o.settingsFile === 'string') o.settingsFile = path.resolve(cwd, o.settingsFile);
+      if (Array.isArray(o.additionalDirectories))
+        o.additionalDirectories = o.additionalDirectories.map((d) => (typeof d === 'string' ? path.resolve(cwd, d) : d));
     }
     let job: BatchJob;
     try {
@@ -69,7 +75,8 @@ export function readJobsFile(file: string, opts: { batchId?: string; cwd?: strin
       throw new JobsFileError(file, raw.lineOf?.(top) ?? raw.line, e.field, e.message);
     }
     const dup = seen.get(job.id);
-    if (dup !== undefined) throw new JobsFileError(file, raw.lineOf?.('id') ?? raw.line, 'id', `id: '${job.id}' is already used by the job at line ${dup}`);
+    if (dup !== undefined)
+      throw new JobsFileError(file, raw.lineOf?.('id') ?? raw.line, 'id', `id: '${job.id}' is already used by the job at line ${dup}`);
     seen.set(job.id, raw.line);
     return job;
   });

@@ -1,129 +1,328 @@
 /**
  * `query()` shaped like the Claude Agent SDK's: an async generator of SDK messages with control
  * methods, backed by a durable session. Where the SDK runs the agent in a child process, this
- * starts (or, with `resume`, continues) a session workflow and streams it:
+ * starts (or, with `resume`/`continue`, continues) a session workflow and streams it:
  *
  *   for await (const message of query({ prompt: 'Fix the failing test', options: { cwd } })) {
  *     if (message.type === 'result') console.log(message.result);
  *   }
  *
- * The session outlives the generator: breaking out of the loop detaches (call `interrupt()` or
- * `cancel()` first to stop it). `prompt` may also be an async iterable of user messages (the
- * SDK's streaming input mode): the session is then interactive, each further message is sent with
- * the `sendMessage` update, and the session is closed when the iterable ends.
+ * Options are checked before anything starts: an SDK option we do not support is refused by name
+ * (src/client/sdk-options.ts). The session outlives the generator: breaking out of the loop
+ * detaches, and the session runs on; `close()`, `cancel()` or `abortController.abort()` end it.
+ * `prompt` may also be an async iterable of user messages (the SDK's streaming input mode): the
+ * session is then interactive, and each further message — from that iterable or from a stream
+ * passed to `streamInput()` — is sent with the `sendMessage` update as it arrives: while a turn
+ * runs it steers that turn, otherwise it starts the next one (`priority: 'later'` always waits for
+ * the turn to end; `'now'` interrupts it first). The session is closed once every input stream
+ * has ended and each turn it started has its result.
  */
-import type { PermissionMode, SessionOptions } from '../shared/config';
-import type { SDKMessage } from '../shared/events';
-import { DurableAgentClient, type ConnectOptions, type SessionHandle } from './client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { SessionConfig } from '../shared/config';
+import { isDurableAgentEvent, type SDKMessage } from '../shared/events';
+import { DURABLE_AGENT_VERSION } from '../shared/version';
+import { listModels, latestSessionIn } from './catalog';
+import { DurableAgentClient, type SessionHandle } from './client';
+import type { StreamMessage } from './live';
+import { permissionResponder, requestFromEvent } from './permissions';
+import { mapOptions, refuse, type MappedOptions } from './sdk-options';
+import type {
+  AccountInfo,
+  InitializationResult,
+  McpServerStatus,
+  ModelInfo,
+  Options,
+  PermissionMode,
+  Query,
+  SDKUserMessage,
+} from './sdk-types';
 
-/** A user message as the SDK's streaming input mode yields them (only text is used). */
-export interface SDKUserMessageInput {
-  type: 'user';
-  message: { role: 'user'; content: string | { type: string; text?: string }[] };
-  session_id?: string;
-  parent_tool_use_id?: string | null;
+export type { Options as QueryOptions, Query } from './sdk-types';
+
+/** A `Query` method durable-agent does not have. */
+export class NotSupportedError extends Error {
+  constructor(method: string, why: string) {
+    super(`Query.${method}() is not supported by durable-agent: ${why}`);
+    this.name = 'NotSupportedError';
+  }
 }
 
-export type QueryOptions = Omit<SessionOptions, 'prompt' | 'cwd'> & {
-  /** Working directory of the tools (default: this process's cwd). */
-  cwd?: string;
-  /** Where the Temporal server is (default: TEMPORAL_* variables / the default profile). */
-  connection?: ConnectOptions;
-  /** Use this client instead of connecting (it is not closed). */
-  client?: DurableAgentClient;
-  /** Aborting cancels the session and ends the stream. */
-  abortController?: AbortController;
+const UNSUPPORTED_METHODS: Record<string, string> = {
+  setMcpPermissionModeOverride: 'MCP tools follow the session’s permission mode and rules (mcp__server, mcp__server__tool)',
+  applyFlagSettings: 'settings are fixed at start; pass `settings` or `settingSources`',
+  updateSettings: 'settings files are read on the tools worker at start',
+  reinitialize: 'there is no Claude Code process to re-initialize',
+  getContextUsage: 'read `usage` and `modelUsage` from the result, or `durable-agent usage ID`',
+  usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET: 'use `durable-agent usage ID` or the session handle’s usage()',
+  readFile: 'files are on the tools worker; the model reads them with the Read tool',
+  reloadPlugins: 'no Claude Code plugins',
+  reloadSkills: 'no skills',
+  reloadOutputStyles: 'no output styles',
+  rewindFiles: 'no file checkpoints; use git in the workspace',
+  seedReadState: 'read stamps are durable state the tools record themselves',
+  reconnectMcpServer: 'the tools worker reconnects a closed MCP server by itself on the next call',
+  toggleMcpServer: 'a session’s MCP servers are fixed at start; deny a server’s tools with a `mcp__server` rule instead',
+  readMcpResource: 'resources are read by the model through the server’s `read_resource` tool, on the tools worker',
+  setMcpServers: 'a session’s MCP servers are fixed at start (`mcpServers`)',
+  stopTask: 'no background tasks',
+  backgroundTasks: 'no background tasks',
 };
 
-export interface Query extends AsyncGenerator<SDKMessage, void> {
-  /** The session id, once the session has started. */
-  readonly sessionId: Promise<string>;
-  interrupt(): Promise<void>;
-  setModel(model?: string): Promise<void>;
-  setPermissionMode(mode: PermissionMode): Promise<void>;
-  setMaxThinkingTokens(maxThinkingTokens: number | null): Promise<void>;
-  /** End the session (its current turn stops; it ends with an `aborted` result). */
-  cancel(): Promise<void>;
-}
-
-export function query({ prompt, options = {} }: { prompt: string | AsyncIterable<SDKUserMessageInput>; options?: QueryOptions }): Query {
-  const { connection, client: given, abortController, cwd, ...sessionOptions } = options;
+export function query({ prompt, options = {} }: { prompt: string | AsyncIterable<SDKUserMessage>; options?: Options }): Query {
+  const mapped = mapOptions(options, process.cwd());
+  const stop = new AbortController();
   let resolveSession!: (h: SessionHandle) => void;
   let rejectSession!: (e: unknown) => void;
+  /** Set once the session has started: what may be answered without waiting for it. */
+  let started: SessionHandle | undefined;
   const session = new Promise<SessionHandle>((res, rej) => {
-    resolveSession = res;
+    resolveSession = (h) => {
+      started = h;
+      res(h);
+    };
     rejectSession = rej;
   });
-  session.catch(() => undefined); // surfaced through the generator
+  // A failed start is surfaced through the generator; these two only mark the rejection as seen.
+  session.catch(() => undefined);
+  const sessionId = session.then((h) => h.sessionId);
+  sessionId.catch(() => undefined);
+  const cancelSession = () => void session.then((h) => h.cancel()).catch(() => undefined);
+  const onAbort = () => {
+    stop.abort();
+    cancelSession();
+  };
+  if (mapped.abortController?.signal.aborted) stop.abort();
+  else mapped.abortController?.signal.addEventListener('abort', onAbort, { once: true });
 
-  async function* run(): AsyncGenerator<SDKMessage, void> {
-    const client = given ?? (await DurableAgentClient.connect(connection));
+  const inputs = typeof prompt === 'string' ? undefined : new Inputs(session);
+  const gen = run(prompt, mapped, stop.signal, resolveSession, rejectSession, inputs) as Query;
+  const control =
+    <A extends unknown[], R>(fn: (h: SessionHandle, ...a: A) => Promise<R>) =>
+    async (...a: A) =>
+      fn(await session, ...a);
+  const withClient = async <T>(fn: (c: DurableAgentClient) => Promise<T>): Promise<T> => {
+    const client = mapped.client ?? (await DurableAgentClient.connect(mapped.connection));
     try {
-      const streaming = typeof prompt !== 'string';
-      const input = streaming ? prompt[Symbol.asyncIterator]() : undefined;
-      let first = typeof prompt === 'string' ? prompt : undefined;
-      if (input) {
-        const next = await input.next();
-        if (next.done) throw new Error('query: the prompt stream ended before its first message');
-        first = textOf(next.value);
-      }
-      const handle = await client.start({ ...sessionOptions, prompt: first!, cwd: cwd ?? process.cwd(), ...(streaming ? { interactive: true } : {}) });
-      resolveSession(handle);
-      const onAbort = () => void handle.cancel().catch(() => undefined);
-      abortController?.signal.addEventListener('abort', onAbort, { once: true });
-      // Streaming input: send each further message as it comes; once the input has ended and
-      // every message has had its turn (one result each), close the session.
-      const fed = { sent: 1, ended: !input, results: 0 };
-      let closing: Promise<void> | undefined;
-      const closeWhenAnswered = () => {
-        if (input && fed.ended && fed.results >= fed.sent) closing ??= handle.close().catch(() => undefined);
-      };
-      const feeding = input ? feed(handle, input, fed).then(closeWhenAnswered) : undefined;
-      feeding?.catch(() => undefined);
-      try {
-        for await (const m of handle.messages()) {
-          yield m;
-          if (m.type === 'result') {
-            fed.results++;
-            closeWhenAnswered();
-          }
-        }
-      } finally {
-        abortController?.signal.removeEventListener('abort', onAbort);
-      }
-      await feeding;
-      await closing;
-    } catch (e) {
-      rejectSession(e);
-      throw e;
+      return await fn(client);
     } finally {
-      if (!given) await client.close();
+      if (!mapped.client) await client.close();
+    }
+  };
+  const supportedModels = (): Promise<ModelInfo[]> =>
+    withClient(async (c) =>
+      (await listModels(c)).map((m) => ({ value: m.id, displayName: m.id, description: m.ownedBy ? `owned by ${m.ownedBy}` : '' })),
+    );
+  const accountInfo = async (): Promise<AccountInfo> => ({});
+  const unsupported = Object.fromEntries(
+    Object.entries(UNSUPPORTED_METHODS).map(([name, why]) => [name, async () => Promise.reject(new NotSupportedError(name, why))]),
+  );
+  return Object.assign(gen, unsupported, {
+    sessionId,
+    // Nothing to interrupt once the session has ended: as the SDK's, that is not an error.
+    interrupt: control(async (h) => {
+      await h.interrupt().catch((e: unknown) => {
+        if (!(e instanceof WorkflowNotFoundError)) throw e;
+      });
+      return undefined;
+    }),
+    setModel: control((h, model?: string) => h.setModel(model ?? mapped.session.model ?? SessionConfig.shape.model.parse(undefined))),
+    // Checked before waiting for the session: a refused value is refused even before it starts.
+    setPermissionMode: async (mode: PermissionMode) => {
+      if (mode === 'auto') throw refuse("permissionMode 'auto'", 'there is no permission classifier');
+      if (mode === 'bypassPermissions' && !mapped.allowBypass)
+        throw refuse("permissionMode 'bypassPermissions'", 'start the query with allowDangerouslySkipPermissions: true');
+      return (await session).setPermissionMode(mode);
+    },
+    setMaxThinkingTokens: async (n: number | null, display?: string | null) => {
+      if (display != null) throw refuse('thinkingDisplay', 'reasoning text is passed on as the endpoint returns it');
+      return (await session).setMaxThinkingTokens(n);
+    },
+    close: () => onAbort(),
+    cancel: control((h) => h.cancel()),
+    supportedModels,
+    supportedCommands: async () => [],
+    supportedAgents: async () => [],
+    // Servers are listed on the tools worker at session start; until then they are `pending`.
+    // Answers before the session starts too (a query that is not iterated yet has no session to ask).
+    mcpServerStatus: async (): Promise<McpServerStatus[]> => {
+      const listed = started ? (await started.state()).mcpServers : undefined;
+      if (listed) return listed.map((s) => ({ name: s.name, status: s.status, ...(s.error ? { error: s.error } : {}) }));
+      return Object.keys(mapped.session.mcpServers ?? {}).map((name) => ({ name, status: 'pending' }));
+    },
+    accountInfo,
+    initializationResult: async (): Promise<InitializationResult> => ({
+      commands: [],
+      agents: [],
+      output_style: 'default',
+      available_output_styles: ['default'],
+      models: await supportedModels(),
+      account: await accountInfo(),
+      claude_code_version: DURABLE_AGENT_VERSION,
+    }),
+    streamInput: (stream: AsyncIterable<SDKUserMessage>) => {
+      if (!inputs)
+        return Promise.reject(
+          new Error(
+            'Query.streamInput(): this query was started with a string prompt, which runs a one-shot session; start it in streaming input mode (`prompt` an AsyncIterable of user messages) to send more, or steer the running turn with client.get(id).steer(text)',
+          ),
+        );
+      return inputs.feed(stream[Symbol.asyncIterator]());
+    },
+  });
+}
+
+async function* run(
+  prompt: string | AsyncIterable<SDKUserMessage>,
+  mapped: MappedOptions,
+  stop: AbortSignal,
+  resolveSession: (h: SessionHandle) => void,
+  rejectSession: (e: unknown) => void,
+  inputs: Inputs | undefined,
+): AsyncGenerator<SDKMessage, void> {
+  const client = mapped.client ?? (await DurableAgentClient.connect(mapped.connection));
+  let input: AsyncIterator<SDKUserMessage> | undefined;
+  try {
+    input = typeof prompt === 'string' ? undefined : prompt[Symbol.asyncIterator]();
+    let first = typeof prompt === 'string' ? prompt : undefined;
+    if (input) {
+      const next = await input.next();
+      if (next.done) throw new Error('query: the prompt stream ended before its first message');
+      first = textOf(next.value);
+    }
+    const options = { ...mapped.session };
+    if (mapped.continueLatest) {
+      const latest = await latestSessionIn(client, options.cwd);
+      if (!latest) throw new Error(`continue: no earlier session was started in ${options.cwd}`);
+      options.resume = latest;
+    }
+    if (stop.aborted) return;
+    const handle = await client.start({ ...options, prompt: first!, ...(input ? { interactive: true } : {}) });
+    resolveSession(handle);
+    // The rest of a streaming prompt is fed like any streamInput() stream; a failure of this one
+    // (a message we cannot send, the iterable throwing) ends the query with that error.
+    const inputFailed = new AbortController();
+    const ended = new AbortController();
+    for (const signal of [stop, inputFailed.signal]) {
+      if (signal.aborted) ended.abort();
+      else signal.addEventListener('abort', () => ended.abort(), { once: true });
+    }
+    const feeding = input && inputs ? inputs.feed(input) : undefined;
+    let feedError: unknown;
+    feeding?.catch((e: unknown) => {
+      feedError = e;
+      inputFailed.abort();
+    });
+    // canUseTool answers the requests this query sees; breaking off the loop aborts its signal,
+    // and an unanswered request stays pending for any other client (ARCHITECTURE.md#durable-approval).
+    const answering = new AbortController();
+    const responder = mapped.canUseTool ? permissionResponder(handle, mapped.canUseTool, answering.signal) : undefined;
+    try {
+      // Live tokens come from the worker running each model call (ARCHITECTURE.md#live-tokens).
+      const messages = handle.messages({ includePartialMessages: mapped.session.includePartialMessages ?? false });
+      for await (const m of untilAborted(messages, ended.signal)) {
+        if (responder && m.type === 'system' && m.subtype === 'permission_request') responder.handle(requestFromEvent(m));
+        if (mapped.stderr) reportDiagnostic(m, mapped.stderr);
+        // Our own events (isDurableAgentEvent) travel in the SDK-typed stream: SDK consumers skip
+        // subtypes they do not know.
+        yield m as SDKMessage;
+        if (m.type === 'result') inputs?.answered();
+      }
+    } finally {
+      answering.abort();
+    }
+    if (stop.aborted) return;
+    if (inputFailed.signal.aborted) throw feedError;
+  } catch (e) {
+    rejectSession(e);
+    throw e;
+  } finally {
+    // The session is over (or the reader left): stop reading the caller's prompt stream.
+    void input?.return?.(undefined)?.catch(() => undefined);
+    if (!mapped.client) await client.close();
+  }
+}
+
+/** Stop following when `signal` aborts, without waiting for the next poll to answer. */
+async function* untilAborted<T>(source: AsyncGenerator<T>, signal: AbortSignal): AsyncGenerator<T> {
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (signal.aborted) resolve('aborted');
+    signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([source.next(), aborted]);
+      if (next === 'aborted' || next.done) return;
+      yield next.value;
+    }
+  } finally {
+    void source.return(undefined).catch(() => undefined);
+  }
+}
+
+/** The SDK's `stderr` carries the agent's diagnostics; ours are these events, one line each. */
+function reportDiagnostic(m: StreamMessage, stderr: (data: string) => void): void {
+  if (m.type === 'system' && m.subtype === 'api_retry') {
+    stderr(
+      `[durable-agent] model call failed (${m.error_status ?? 'network'}: ${m.error_message}); retry ${m.attempt}/${m.max_retries} in ${m.retry_delay_ms} ms\n`,
+    );
+  } else if (isDurableAgentEvent(m) && (m.subtype === 'warning' || m.subtype === 'loop_detected')) {
+    stderr(`[durable-agent] ${m.subtype === 'warning' ? 'warning' : 'loop detected'}: ${m.message}\n`);
+  }
+}
+
+/**
+ * The user messages of a query in streaming input mode: the rest of the prompt stream and every
+ * `streamInput()` stream, sent as they arrive. Each message steers the running turn or, with no
+ * turn running, starts the next (the workflow decides, atomically: `sendMessage` with `steer`);
+ * `priority: 'later'` never steers, `'now'` interrupts the running turn first. The session is
+ * closed once no stream is open and every turn started has had its result.
+ */
+class Inputs {
+  /** Turns started and not yet answered by a result: a new session's first is `turn-1`. */
+  private readonly turns = new Set<string>(['turn-1']);
+  private results = 0;
+  private open = 0;
+  private closing: Promise<void> | undefined;
+  constructor(private readonly session: Promise<SessionHandle>) {}
+
+  /** Send each message of `stream`; resolves once each has been accepted by the session. */
+  async feed(stream: AsyncIterator<SDKUserMessage>): Promise<void> {
+    if (this.closing)
+      throw new Error(
+        'Query.streamInput(): the session has been closed: every earlier input stream had ended and each message was answered',
+      );
+    this.open++;
+    try {
+      const handle = await this.session;
+      for (let next = await stream.next(); !next.done; next = await stream.next()) {
+        const text = textOf(next.value);
+        const priority = next.value.priority;
+        if (priority === 'now') await handle.interrupt();
+        const { turnId } = await handle.send(text, priority === 'now' || priority === 'later' ? {} : { steer: true });
+        this.turns.add(turnId);
+      }
+    } finally {
+      this.open--;
+      this.closeWhenAnswered();
     }
   }
 
-  const gen = run() as Query;
-  const control = <A extends unknown[]>(fn: (h: SessionHandle, ...a: A) => Promise<void>) =>
-    async (...a: A) => fn(await session, ...a);
-  return Object.assign(gen, {
-    sessionId: session.then((h) => h.sessionId),
-    interrupt: control((h) => h.interrupt()),
-    setModel: control((h, model?: string) => h.setModel(model ?? sessionOptions.model ?? 'gpt-4.1-mini')),
-    setPermissionMode: control((h, mode: PermissionMode) => h.setPermissionMode(mode)),
-    setMaxThinkingTokens: control((h, n: number | null) => h.setMaxThinkingTokens(n)),
-    cancel: control((h) => h.cancel()),
-  });
-}
-
-/** Send each further message of a streaming prompt, counting them. */
-async function feed(handle: SessionHandle, input: AsyncIterator<SDKUserMessageInput>, fed: { sent: number; ended: boolean }): Promise<void> {
-  for (let next = await input.next(); !next.done; next = await input.next()) {
-    await handle.send(textOf(next.value));
-    fed.sent++;
+  /** A turn's result arrived. */
+  answered(): void {
+    this.results++;
+    this.closeWhenAnswered();
   }
-  fed.ended = true;
+
+  private closeWhenAnswered(): void {
+    if (this.open === 0 && this.results >= this.turns.size) this.closing ??= this.session.then((h) => h.close()).catch(() => undefined);
+  }
 }
 
-function textOf(m: SDKUserMessageInput): string {
+function textOf(m: SDKUserMessage): string {
+  if (m.message.role !== 'user') throw new Error(`query: a prompt message has role '${m.message.role}'; only 'user' messages can be sent`);
   const c = m.message.content;
-  return typeof c === 'string' ? c : c.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('');
+  if (typeof c === 'string') return c;
+  const other = c.find((b) => b.type !== 'text');
+  if (other) throw new Error(`query: a prompt message has a content block of type '${other.type}'; only text blocks can be sent`);
+  return c.map((b) => b.text ?? '').join('');
 }

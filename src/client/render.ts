@@ -1,8 +1,12 @@
 /**
  * A readable, streaming rendering of SDK messages for terminals (colour only on a TTY).
  */
-import type { ResultMessage, SDKMessage } from '../shared/events';
+import type { ResultMessage, SessionEvent, UUID } from '../shared/events';
 import { emptyUsage, type Message } from '../shared/messages';
+import { sdkApiMessage, type SDKUserContentBlock } from '../shared/sdk-shapes';
+
+/** A transcript message has no event uuid; rendering it as an event gets the nil one. */
+const NIL_UUID: UUID = '00000000-0000-0000-0000-000000000000';
 
 export interface RenderOptions {
   color: boolean;
@@ -12,7 +16,7 @@ export interface RenderOptions {
 
 const codes = { dim: 2, bold: 1, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36 } as const;
 
-function paint(on: boolean, code: keyof typeof codes, s: string): string {
+export function paint(on: boolean, code: keyof typeof codes, s: string): string {
   return on ? `\x1b[${codes[code]}m${s}\x1b[0m` : s;
 }
 
@@ -21,7 +25,7 @@ function oneLine(s: string, max = 100): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-function describeInput(input: unknown): string {
+export function describeInput(input: unknown): string {
   if (!input || typeof input !== 'object') return '';
   const o = input as Record<string, unknown>;
   const main = o.command ?? o.file_path ?? o.pattern ?? o.description;
@@ -29,8 +33,13 @@ function describeInput(input: unknown): string {
   return oneLine(JSON.stringify(o), 80);
 }
 
+/** The exact commands that answer a pending request. */
+export function approvalCommands(sessionId: string, requestId: string): string {
+  return `durable-agent approve ${sessionId} ${requestId} [--always]  |  durable-agent deny ${sessionId} ${requestId} [--message "why"]`;
+}
+
 /** Render one message as zero or more lines. */
-export function renderMessage(m: SDKMessage, opts: RenderOptions): string[] {
+export function renderMessage(m: SessionEvent, opts: RenderOptions): string[] {
   const c = opts.color;
   switch (m.type) {
     case 'system':
@@ -38,11 +47,33 @@ export function renderMessage(m: SDKMessage, opts: RenderOptions): string[] {
         case 'init':
           return [paint(c, 'dim', `● session ${m.session_id} · model ${m.model} · ${m.permissionMode} · cwd ${m.cwd}`)];
         case 'api_retry':
+          if (m.reason)
+            return [paint(c, 'yellow', `⏸ model call held by the rate limiter (${m.reason}): ${oneLine(m.error_message, 100)}`)];
           return [
-            paint(c, 'yellow', `↻ model call failed (${m.error_status ?? 'network'}: ${oneLine(m.error, 80)}); retry ${m.attempt}/${m.max_retries} in ${(m.retry_delay_ms / 1000).toFixed(1)}s`),
+            paint(
+              c,
+              'yellow',
+              `↻ model call failed (${m.error_status ?? 'network'}: ${oneLine(m.error_message, 80)}); retry ${m.attempt}/${m.max_retries} in ${(m.retry_delay_ms / 1000).toFixed(1)}s`,
+            ),
           ];
         case 'permission_denied':
           return [paint(c, 'red', `⊘ ${m.tool_name} denied: ${m.message}`)];
+        case 'permission_request':
+          return [
+            paint(c, 'yellow', `? ${m.tool_name}(${describeInput(m.tool_input)}) waits for approval (${m.request_id}): ${m.message}`),
+            paint(c, 'dim', `    input: ${oneLine(JSON.stringify(m.tool_input) ?? '', 400)}`),
+            paint(c, 'dim', `    answer: ${approvalCommands(m.session_id, m.request_id)}`),
+          ];
+        case 'permission_resolved': {
+          const rules = m.rules_added.length ? ` (allowed from now on: ${m.rules_added.join(', ')})` : '';
+          const how = {
+            allow: 'allowed',
+            deny: 'denied',
+            timeout: 'not answered in time (denied)',
+            cancelled: 'cancelled (the turn was interrupted)',
+          }[m.behavior];
+          return [paint(c, m.behavior === 'allow' ? 'green' : 'yellow', `  ${m.request_id} ${how}${rules}`)];
+        }
         case 'model_changed':
           return [paint(c, 'magenta', `⇄ model ${m.previous_model} → ${m.model} (${m.reason})`)];
         case 'warning':
@@ -66,7 +97,9 @@ export function renderMessage(m: SDKMessage, opts: RenderOptions): string[] {
         const body = b.content.split('\n');
         const shown = body.slice(0, opts.resultLines ?? 4).map((l) => `    ${l.slice(0, 160)}`);
         const more = body.length > shown.length ? [`    … ${body.length - shown.length} more lines`] : [];
-        lines.push(...[b.is_error ? paint(c, 'red', '  ✗ error') : paint(c, 'green', '  ✓'), ...shown, ...more].map((l) => paint(c, 'dim', l)));
+        lines.push(
+          ...[b.is_error ? paint(c, 'red', '  ✗ error') : paint(c, 'green', '  ✓'), ...shown, ...more].map((l) => paint(c, 'dim', l)),
+        );
       }
       return lines;
     }
@@ -97,13 +130,17 @@ export function renderSummary(r: ResultMessage, opts: RenderOptions): string[] {
 export function renderTranscript(messages: Message[], opts: RenderOptions): string[] {
   const lines: string[] = [];
   messages.forEach((m, i) => {
-    const stamp = { uuid: '', session_id: '', seq: i, parent_tool_use_id: null };
+    const stamp = { uuid: NIL_UUID, session_id: '', seq: i, parent_tool_use_id: null };
     if (m.role === 'assistant') {
       const content = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
-      const message = { id: '', type: 'message' as const, role: 'assistant' as const, model: '', content, stop_reason: 'end_turn' as const, usage: emptyUsage() };
+      const message = sdkApiMessage({ id: '', model: '', stop_reason: 'end_turn', usage: emptyUsage() }, content);
       lines.push(...renderMessage({ ...stamp, type: 'assistant', message }, opts));
     } else {
-      lines.push(...renderMessage({ ...stamp, type: 'user', message: { role: 'user', content: m.content } }, opts));
+      const content =
+        typeof m.content === 'string'
+          ? m.content
+          : m.content.filter((b): b is SDKUserContentBlock => b.type === 'text' || b.type === 'tool_result');
+      lines.push(...renderMessage({ ...stamp, type: 'user', message: { role: 'user', content } }, opts));
     }
   });
   return lines;

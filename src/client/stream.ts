@@ -2,7 +2,7 @@
  * Follow a session's message stream across continue-as-new.
  *
  * The `events` query is answered by one run. A new run starts with the previous run's newest events
- * and a sequence number that continues (DESIGN D6), so a reader keeping up just keeps querying the
+ * and a sequence number that continues (ARCHITECTURE.md#events-are-a-query), so a reader keeping up just keeps querying the
  * latest run. A reader that falls further behind (or starts from the beginning of a long session)
  * finds a gap: the first event the latest run has is past `after + 1`. The missing events are in
  * earlier runs, which still answer queries after they closed; we find them through visibility
@@ -10,7 +10,8 @@
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import * as api from '../shared/api';
-import type { EventsPage, SDKMessage } from '../shared/events';
+import type { EventsPage, SessionEvent } from '../shared/events';
+import { listRuns } from './visibility';
 
 export interface FollowOptions {
   /** Yield events with seq > after (default: from the first event). */
@@ -18,24 +19,34 @@ export interface FollowOptions {
   pollMs?: number;
   /** How often an idle reader checks whether the workflow closed without a final result (ms). */
   closeCheckMs?: number;
+  /** Waits between polls instead of a plain timer (a caller may cut the wait short). */
+  wait?: (ms: number) => Promise<void>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function* followEvents(client: Client, sessionId: string, opts: FollowOptions = {}): AsyncGenerator<SDKMessage> {
+export async function* followEvents(client: Client, sessionId: string, opts: FollowOptions = {}): AsyncGenerator<SessionEvent> {
   let after = opts.after ?? -1;
   const pollMs = opts.pollMs ?? 250;
   const closeCheckMs = opts.closeCheckMs ?? 2_000;
+  const wait = opts.wait ?? sleep;
   const latest = client.workflow.getHandle(sessionId);
   let lastCloseCheck = Date.now();
+  let backoffMs = pollMs;
   for (;;) {
     let page: EventsPage;
     try {
       page = await queryEvents(latest, after);
+      backoffMs = pollMs;
     } catch (e) {
       // A run that ended without answering (e.g. its worker code is gone) has nothing more to say.
       if (await isClosed(latest)) return;
-      throw e;
+      // No worker answered in time (all down, or busy on a loaded machine): the session is still
+      // running and its events are not lost, so keep following rather than fail the reader.
+      if (!isTransientQueryFailure(e)) throw e;
+      await wait(backoffMs);
+      backoffMs = Math.min(backoffMs * 2, MAX_QUERY_BACKOFF_MS);
+      continue;
     }
     const first = page.events[0];
     if (first && first.seq > after + 1) {
@@ -62,8 +73,19 @@ export async function* followEvents(client: Client, sessionId: string, opts: Fol
         return;
       }
     }
-    await sleep(pollMs);
+    await wait(pollMs);
   }
+}
+
+const MAX_QUERY_BACKOFF_MS = 5_000;
+
+/** gRPC DEADLINE_EXCEEDED (4) or UNAVAILABLE (14), anywhere in the cause chain. */
+export function isTransientQueryFailure(e: unknown): boolean {
+  for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
+    const code = (c as { code?: unknown }).code;
+    if (code === 4 || code === 14) return true;
+  }
+  return false;
 }
 
 function queryEvents(handle: WorkflowHandle, after: number): Promise<EventsPage> {
@@ -76,9 +98,9 @@ async function isClosed(handle: WorkflowHandle): Promise<boolean> {
 }
 
 /** Events with after < seq < before, read from the runs before the latest, oldest first. */
-async function* earlierRuns(client: Client, sessionId: string, after: number, before: number): AsyncGenerator<SDKMessage> {
+async function* earlierRuns(client: Client, sessionId: string, after: number, before: number): AsyncGenerator<SessionEvent> {
   const runs: { runId: string; start: number }[] = [];
-  for await (const w of client.workflow.list({ query: `WorkflowId = ${quote(sessionId)}` })) {
+  for await (const w of listRuns(client, `WorkflowId = ${quote(sessionId)}`)) {
     runs.push({ runId: w.runId, start: w.startTime.getTime() });
   }
   runs.sort((a, b) => a.start - b.start);

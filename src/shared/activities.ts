@@ -1,9 +1,13 @@
 /**
  * Activity signatures, shared by the workflow (which proxies them) and the worker (which
- * implements them). Inputs are small by design: the model activity carries no messages (D1).
+ * implements them). Inputs are small by design: the model activity carries no messages (ARCHITECTURE.md#transcript-by-reference).
  */
 import type { AssistantReply, Usage } from './messages';
 import type { RunToolInput, ToolOutcome, ToolSpec } from './tools';
+import type { CallMcpToolInput, ListMcpToolsInput, ListMcpToolsResult } from './mcp';
+
+/** Run on the tools queue next to the tools: hooks and settings files live on the workspace host. */
+export type { HookActivities } from './hooks';
 
 export interface CallModelInput {
   /** Workflow id and run id: the activity reads its prompt from this run through a query. */
@@ -11,6 +15,8 @@ export interface CallModelInput {
   runId: string;
   /** Read messages [0, upTo). */
   upTo: number;
+  /** The session's newest event when the call was scheduled: names the prompt offered to this worker (ARCHITECTURE.md#prompt-offer). */
+  promptSeq?: number;
   model: string;
   maxOutputTokens: number;
   maxThinkingTokens: number | null;
@@ -53,12 +59,30 @@ export interface ModelActivities {
   summarize(input: SummarizeInput): Promise<SummarizeResult>;
 }
 
+/** One model the endpoint serves (`GET /v1/models`). */
+export interface ModelListing {
+  id: string;
+  ownedBy?: string;
+}
+
+/** Read on the model worker, where the endpoint's key is (ARCHITECTURE.md#secrets-stay-on-workers). */
+export interface ModelCatalogActivities {
+  listModels(): Promise<ModelListing[]>;
+}
+
 export interface ToolActivities {
   listTools(): Promise<ToolSpec[]>;
   runTool(input: RunToolInput): Promise<ToolOutcome>;
 }
 
-/** `ApplicationFailure.type`s the model activity throws; named by who is at fault (STYLE habit 5). */
+/** MCP servers, on the tools queue: they run where the tools run (ARCHITECTURE.md#mcp). */
+export interface McpActivities {
+  listMcpTools(input: ListMcpToolsInput): Promise<ListMcpToolsResult>;
+  /** `version`: the server connection's version after the call; a change means its tools should be listed again. */
+  callMcpTool(input: CallMcpToolInput): Promise<ToolOutcome & { version?: string }>;
+}
+
+/** `ApplicationFailure.type`s the model activity throws; named by who is at fault. */
 export const NON_RETRYABLE_MODEL_ERRORS = [
   'ModelBadRequest',
   'ModelAuth',

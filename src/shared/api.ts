@@ -1,21 +1,25 @@
 /**
- * The session workflow's public interface (DESIGN §4). Names are part of the contract: clients,
+ * The session workflow's public interface (ARCHITECTURE.md#the-shape). Names are part of the contract: clients,
  * the CLI and other languages address the workflow by them.
  */
+import type { McpServerState } from './mcp';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { PermissionMode } from './config';
-import type { EventsPage } from './events';
+import type { EventsPage, SessionEvent } from './events';
 import type { Message } from './messages';
 import type { ToolSpec } from './tools';
+import type { PendingPermission } from './approvals';
 
 export const WORKFLOW_TYPE = 'agentSession';
+/** A short workflow that lists the endpoint's models through the model worker (`Query.supportedModels()`). */
+export const LIST_MODELS_WORKFLOW_TYPE = 'agentListModels';
 export const TASK_QUEUES = { workflow: 'agent', model: 'agent-model', tools: 'agent-tools' } as const;
 
 /**
  * The model and tool queues are named after the workflow's own queue (`agent` → `agent-model`,
  * `agent-tools`), so separate deployments (or test runs) sharing a server never cross; a session
- * may pin its tools to a workspace host's queue (`toolsTaskQueue`, DESIGN D8).
+ * may pin its tools to a workspace host's queue (`toolsTaskQueue`, ARCHITECTURE.md#tools-pinned-to-their-host).
  */
 export function taskQueuesFor(workflowQueue: string, toolsTaskQueue?: string) {
   return { workflow: workflowQueue, model: `${workflowQueue}-model`, tools: toolsTaskQueue ?? `${workflowQueue}-tools` };
@@ -34,6 +38,12 @@ export interface UserInput {
   text: string;
   /** Client-chosen id; a message with an id already seen is accepted once (deduplicated). */
   id?: string;
+  /**
+   * Steer the running turn: the message reaches the model before its next call in this turn
+   * (after the current tool results), instead of waiting for the turn to end. When no turn is
+   * running, an interactive session takes it as a follow-up.
+   */
+  steer?: boolean;
 }
 
 /**
@@ -51,7 +61,7 @@ export const SEARCH_ATTRIBUTES = {
   batchId: 'AgentBatchId',
 } as const;
 
-/** Typed keys for the attributes above (AgentStatus: running, waiting_for_input, completed, failed). */
+/** Typed keys for the attributes above (AgentStatus: running, waiting_for_approval, waiting_for_input, completed, failed). */
 export const SEARCH_ATTRIBUTE_KEYS = {
   status: defineSearchAttributeKey(SEARCH_ATTRIBUTES.status, 'KEYWORD'),
   model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model, 'KEYWORD'),
@@ -59,6 +69,29 @@ export const SEARCH_ATTRIBUTE_KEYS = {
   costUsd: defineSearchAttributeKey(SEARCH_ATTRIBUTES.costUsd, 'DOUBLE'),
   batchId: defineSearchAttributeKey(SEARCH_ATTRIBUTES.batchId, 'KEYWORD'),
 };
+
+/** A subagent's events, sent by the child to its parent's stream (ARCHITECTURE.md#subagents). */
+export const subagentEventsSignal = defineSignal<[SubagentEventsBatch]>('subagentEvents');
+
+export interface SubagentEventsBatch {
+  toolUseId: string;
+  events: SessionEvent[];
+  /** The child's cost so far (its own and its finished children's): the parent watches the tree's budget with it. */
+  costUsd?: number;
+}
+
+/** One subagent a session started with `Task`: what `durable-agent show` lists. */
+export interface SubagentRecord {
+  toolUseId: string;
+  agentType: string;
+  description: string;
+  /** The child workflow's id (= its session id). */
+  workflowId: string;
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  costUsd: number;
+  /** The tree reached the parent's budget while this child ran: it was asked to stop. */
+  stoppedForBudget?: boolean;
+}
 
 /** Sent by the model activity when an attempt failed and Temporal will retry it. */
 export const apiRetrySignal = defineSignal<[ApiRetryNotice]>('apiRetry');
@@ -69,6 +102,8 @@ export interface ApiRetryNotice {
   retryDelayMs: number;
   errorStatus: number | null;
   error: string;
+  /** Set when the call is held back by the endpoint's rate limiter rather than failed (ARCHITECTURE.md#rate-limits). */
+  reason?: 'rate_limited' | 'max_concurrent' | 'requests_per_minute' | 'tokens_per_minute';
 }
 
 export interface SessionUsage {
@@ -90,7 +125,7 @@ export interface SessionUsage {
   >;
 }
 
-export type SessionStatus = 'starting' | 'running' | 'waiting_for_input' | 'completed';
+export type SessionStatus = 'starting' | 'running' | 'waiting_for_approval' | 'waiting_for_input' | 'completed';
 
 export interface TodoItem {
   content: string;
@@ -98,7 +133,8 @@ export interface TodoItem {
   activeForm: string;
 }
 
-export interface SessionState {
+/** What a client sees of a running session: its status and settings, not its state. */
+export interface SessionView {
   status: SessionStatus;
   exitReason?: string;
   model: string;
@@ -108,9 +144,15 @@ export interface SessionState {
   pendingTools: { id: string; name: string }[];
   todos: TodoItem[];
   messageCount: number;
+  /** Tool calls waiting for a person's answer. */
+  pendingPermissions: PendingPermission[];
+  /** Subagents started by `Task` (absent from workflows older than subagents). */
+  subagents?: SubagentRecord[];
+  /** Each MCP server's status (ARCHITECTURE.md#mcp); absent from sessions without servers. */
+  mcpServers?: McpServerState[];
 }
 
-/** What the model activity reads instead of carrying messages in its input (DESIGN D1). */
+/** What the model activity reads instead of carrying messages in its input (ARCHITECTURE.md#transcript-by-reference). */
 export interface PromptPage {
   system: string;
   tools: ToolSpec[];
@@ -119,13 +161,14 @@ export interface PromptPage {
   start: number;
   /** Total number of messages the caller asked for (`upTo`). */
   total: number;
+  /** The session's newest event when answered (absent from workflows older than live tokens). */
+  lastSeq?: number;
 }
 
 export const usageQuery = defineQuery<SessionUsage>('usage');
 export const turnCountQuery = defineQuery<number>('turnCount');
-export const stateQuery = defineQuery<SessionState>('state');
+// Wire name `state` kept so clients of earlier releases still get an answer.
+export const sessionViewQuery = defineQuery<SessionView>('state');
 export const eventsQuery = defineQuery<EventsPage, [{ after?: number; limit?: number }?]>('events');
 export const transcriptQuery = defineQuery<Message[], [{ start?: number; limit?: number }?]>('transcript');
-export const promptQuery = defineQuery<PromptPage, [{ upTo: number; start: number; maxBytes: number; withTools: boolean }]>(
-  'prompt',
-);
+export const promptQuery = defineQuery<PromptPage, [{ upTo: number; start: number; maxBytes: number; withTools: boolean }]>('prompt');

@@ -8,6 +8,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
 import { SEARCH_ATTRIBUTE_KEYS } from './api';
 import { parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
+import { refuseSecretEnv } from './secret-env';
 
 export const BATCH_WORKFLOW_TYPE = 'agentBatch';
 export const BATCH_JOB_WORKFLOW_TYPE = 'agentBatchJob';
@@ -62,6 +63,7 @@ export function parseJob(raw: unknown, opts: { index: number; batchId: string; p
   }
   const options = { platform: opts.platform, ...rest } as SessionOptions;
   try {
+    refuseSecretEnv(options.env);
     parseSessionConfig({ ...options, sessionId: sessionIdFor(opts.batchId, id), batchId: opts.batchId });
   } catch (e) {
     const field = (e as { field?: string }).field ?? '(root)';
@@ -82,6 +84,10 @@ export const BatchSettings = z
     total: z.number().int().min(1),
     /** Continue-as-new once a run's history has this many events (also when Temporal suggests it). */
     eventsPerRun: z.number().int().min(100).default(2_000),
+    /** The batch's spending cap (ARCHITECTURE.md#batch-budget): no slot is granted once the spend reaches it. */
+    maxBudgetUsd: z.number().positive().optional(),
+    /** How often granted jobs are checked for having been closed by hand (ms). */
+    livenessCheckMs: z.number().int().min(1_000).default(60_000),
   })
   .strict();
 export type BatchSettings = z.infer<typeof BatchSettings>;
@@ -101,6 +107,10 @@ export interface BatchCarried {
   costUsd: number;
   turns: number;
   runs: number;
+  /** Jobs never started because the budget was reached (absent in runs before the budget existed). */
+  skipped?: number;
+  /** Spend reported so far by running jobs, by job id (absent in runs before running spend was reported). */
+  spending?: Record<string, number>;
 }
 
 export interface BatchInput extends z.input<typeof BatchSettings> {
@@ -124,14 +134,21 @@ export interface BatchProgress {
   completed: number;
   failed: number;
   cancelled: number;
+  /** Jobs never started because the batch budget was reached (`skipped_budget`). */
+  skipped: number;
+  /** The batch's budget, if it has one. */
+  maxBudgetUsd?: number;
+  /** Finished jobs' spend. */
   costUsd: number;
+  /** Spend reported so far by the jobs still running (ARCHITECTURE.md#batch-budget); absent from older workers. */
+  runningCostUsd?: number;
   turns: number;
   /** This run's number (1 for the first); grows with each continue-as-new. */
   run: number;
   done: boolean;
 }
 
-export type JobStatus = 'completed' | 'failed' | 'cancelled';
+export type JobStatus = 'completed' | 'failed' | 'cancelled' | 'skipped_budget';
 
 /** Sent by a job workflow when its session has ended: small, no result text. */
 export interface JobRelease {
@@ -143,6 +160,16 @@ export interface JobRelease {
 
 export const acquireSignal = defineSignal<[{ jobId: string }]>('acquire');
 export const releaseSignal = defineSignal<[JobRelease]>('release');
+/**
+ * Sent by a running batch job's session after model calls (throttled): its spend so far, so the
+ * coordinator's budget counts running jobs too (ARCHITECTURE.md#batch-budget).
+ */
+export interface JobSpend {
+  jobId: string;
+  /** The session's total cost so far (not an increment: a repeated or late signal is harmless). */
+  costUsd: number;
+}
+export const spendSignal = defineSignal<[JobSpend]>('spend');
 export const progressQuery = defineQuery<BatchProgress>('progress');
 /** Change the cap (a re-submission with another --concurrency); a signal, so no worker is needed to submit. */
 export const setConcurrencySignal = defineSignal<[number]>('setConcurrency');
@@ -172,7 +199,14 @@ export interface JobOutcome {
 
 export type JobState = 'waiting' | 'running' | 'done';
 
-export const grantSignal = defineSignal('grant');
+/** A slot (with the budget left as the job's cap, when the batch has one), or `skip`: the budget is spent. */
+export interface Grant {
+  capUsd?: number;
+  skip?: 'budget';
+}
+export const grantSignal = defineSignal<[Grant?]>('grant');
+/** Sent by the coordinator to granted jobs now and then: a closed job makes the signal fail and frees its slot. */
+export const pingSignal = defineSignal('ping');
 export const jobStateQuery = defineQuery<{ state: JobState; sessionId: string }>('jobState');
 
 // ---------------------------------------------------------------------------------------------
@@ -180,8 +214,10 @@ export const jobStateQuery = defineQuery<{ state: JobState; sessionId: string }>
 
 const keys = SEARCH_ATTRIBUTE_KEYS;
 
-/** Set at start, so `durable-agent ls` finds a session before its first upsert. */
-export function startSearchAttributes(config: Pick<SessionConfig, 'model' | 'batchId'>): SearchAttributePair[] {
+/** Set at start, so `durable-agent ls` finds a session before its first upsert. None with
+ *  `searchAttributes: false`: that is how sessions run on a server where ours are not registered. */
+export function startSearchAttributes(config: Pick<SessionConfig, 'model' | 'batchId' | 'searchAttributes'>): SearchAttributePair[] {
+  if (config.searchAttributes === false) return [];
   return [
     { key: keys.status, value: 'running' },
     { key: keys.model, value: config.model },

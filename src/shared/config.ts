@@ -3,10 +3,20 @@
  * is an error that names it, so a typo never silently changes a long unattended run.
  */
 import { z } from 'zod';
-import { CompactionConfig } from './compaction';
+import { CompactionConfig } from './compaction-config';
+import { ConfigError } from './config-error';
+import { PermissionRuleList } from './permissions/rules';
+import { HooksSettings } from './permissions/settings';
+import { PermissionMode } from './permission-mode';
+import { SandboxOption } from './sandbox';
+import { McpServersOption, refuseMcpSecrets } from './mcp';
 
-export const PermissionMode = z.enum(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk']);
-export type PermissionMode = z.infer<typeof PermissionMode>;
+export { ConfigError };
+
+export { PermissionMode };
+
+/** The heartbeat timeout of model and tool activities when a session sets none (`heartbeatTimeoutMs`). */
+export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_000;
 
 export const RetryOptions = z
   .object({
@@ -22,6 +32,29 @@ export const SystemPromptOption = z.union([
   z.object({ type: z.literal('preset'), preset: z.string().optional(), append: z.string().optional() }).strict(),
 ]);
 
+/** Claude Agent SDK `AgentDefinition`: a subagent the `Task` tool can start (ARCHITECTURE.md#subagents). */
+export const AgentDefinition = z
+  .object({
+    description: z.string().min(1).describe('When to use this agent: shown to the model in the Task tool.'),
+    prompt: z.string().min(1).describe("The agent's system prompt."),
+    tools: z.array(z.string().min(1)).optional(),
+    /** A model name, or 'inherit' (the parent's current model; also when absent). */
+    model: z.string().min(1).optional(),
+  })
+  .strict();
+export type AgentDefinition = z.infer<typeof AgentDefinition>;
+
+/** Set by the parent on a subagent's options; never by users. */
+export const SubagentLink = z
+  .object({
+    parentSessionId: z.string().min(1),
+    parentToolUseId: z.string().min(1),
+    agentType: z.string().min(1),
+    depth: z.number().int().positive(),
+  })
+  .strict();
+export type SubagentLink = z.infer<typeof SubagentLink>;
+
 export const SessionConfig = z
   .object({
     prompt: z.string().min(1).describe('The first user message.'),
@@ -29,25 +62,48 @@ export const SessionConfig = z
     fallbackModel: z.string().min(1).optional(),
     systemPrompt: SystemPromptOption.optional(),
     maxTurns: z.number().int().positive().optional(),
+    /** Interactive sessions: answer at most this many user inputs (rounds); the next ends the session. */
+    maxRounds: z.number().int().positive().optional(),
     maxBudgetUsd: z.number().positive().optional(),
     maxThinkingTokens: z.number().int().nonnegative().optional(),
     maxOutputTokens: z.number().int().positive().default(16_384),
     tools: z.array(z.string()).optional(),
-    allowedTools: z.array(z.string()).default([]),
-    disallowedTools: z.array(z.string()).default([]),
+    allowedTools: PermissionRuleList.default([]),
+    disallowedTools: PermissionRuleList.default([]),
+    /** Rules that always ask a person (Claude Code's settings `ask` list). */
+    askTools: PermissionRuleList.default([]),
     cwd: z.string().startsWith('/', { message: 'must be an absolute path' }),
     additionalDirectories: z.array(z.string().startsWith('/', { message: 'must be an absolute path' })).default([]),
     permissionMode: PermissionMode.default('default'),
     env: z.record(z.string(), z.string()).default({}),
+    /**
+     * How Bash runs (docs/ARCHITECTURE.md#bash-sandbox): 'auto', 'required', 'off' or Claude Code's
+     * settings object. Absent: the tools worker's default (DURABLE_AGENT_SANDBOX, else 'auto').
+     */
+    sandbox: SandboxOption.optional(),
     includePartialMessages: z.boolean().default(false),
     interactive: z.boolean().default(false),
     requireDoneTool: z.boolean().default(false),
     retry: RetryOptions.prefault({}),
     /** Heartbeat timeout of model and tool activities (ms): how fast a dead worker is noticed. */
-    heartbeatTimeoutMs: z.number().int().min(1_000).default(8_000),
+    heartbeatTimeoutMs: z.number().int().min(1_000).default(DEFAULT_HEARTBEAT_TIMEOUT_MS),
     /** Interactive sessions wait this long for the next message before closing (ms). */
-    idleTimeoutMs: z.number().int().positive().default(24 * 3_600_000),
-    /** At maxTurns, make one last call without tools for a summary of where things stand (seed 004 §6). */
+    idleTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(24 * 3_600_000),
+    /** How long a tool call waits for a person's answer before it is denied; default: no limit. */
+    permissionTimeoutMs: z.number().int().positive().optional(),
+    /** Command hooks, shaped like Claude Code's settings `hooks` (ARCHITECTURE.md#hooks). */
+    hooks: HooksSettings.default({}),
+    /** Settings files read on the tools worker: user (~/.claude/settings.json), project and local (<cwd>/.claude/…). */
+    settingSources: z.array(z.enum(['user', 'project', 'local'])).default([]),
+    /** A settings file on the tools worker (`--settings FILE`), above the sources above. */
+    settingsFile: z.string().startsWith('/', { message: 'must be an absolute path' }).optional(),
+    /** How many times in a row a Stop hook may keep a turn going (`decision: 'block'`). */
+    maxStopHookContinuations: z.number().int().min(0).default(3),
+    /** At maxTurns, make one last call without tools for a summary of where things stand. */
     finalSummary: z.boolean().default(false),
     /** Continue-as-new after this many model turns in one run (also when Temporal suggests it). */
     continueAsNewEveryTurns: z.number().int().positive().optional(),
@@ -75,28 +131,27 @@ export const SessionConfig = z
      */
     resume: z.string().min(1).optional(),
     forkSession: z.boolean().default(false),
-    /** Run this session's tools on a specific queue, e.g. `agent-tools@host` where its workspace lives (D8). */
+    /** MCP servers by name (Claude Code's `.mcp.json` entries: stdio, http, sse), started on the tools worker (ARCHITECTURE.md#mcp). */
+    mcpServers: McpServersOption.optional(),
+    /** Run this session's tools on a specific queue, e.g. `agent-tools@host` where its workspace lives (ARCHITECTURE.md#tools-pinned-to-their-host). */
     toolsTaskQueue: z.string().min(1).optional(),
+    /** Subagents the `Task` tool can start, by name (ARCHITECTURE.md#subagents). */
+    agents: z.record(z.string().min(1), AgentDefinition).optional(),
+    /** How deep subagents may nest: a Task call past this depth gets an error result. */
+    maxSubagentDepth: z.number().int().min(0).default(2),
+    subagent: SubagentLink.optional(),
   })
   .strict();
 export type SessionConfig = z.infer<typeof SessionConfig>;
 export type SessionOptions = z.input<typeof SessionConfig>;
 
-/** Thrown by the client when options are invalid; nothing has started. */
-export class ConfigError extends Error {
-  constructor(
-    message: string,
-    readonly field: string,
-  ) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
 /** Validate session options, naming the first offending field ("maxTurns: expected number…"). */
 export function parseSessionConfig(input: unknown): SessionConfig {
   const parsed = SessionConfig.safeParse(input);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    if (parsed.data.mcpServers) refuseMcpSecrets(parsed.data.mcpServers);
+    return parsed.data;
+  }
   const issue = parsed.error.issues[0]!;
   let path = issue.path.join('.');
   let msg = issue.message;

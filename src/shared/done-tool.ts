@@ -1,6 +1,6 @@
 /**
  * TaskComplete: with `requireDoneTool`, a session ends only when the model calls this tool, so a
- * reply without tool calls is not mistaken for "finished" (seed 004 §4.4). Runs in the workflow.
+ * reply without tool calls is not mistaken for "finished". Runs in the workflow.
  */
 import { z } from 'zod';
 import type { ToolSpec } from './tools';

@@ -1,50 +1,77 @@
 /**
- * The session's message stream: SDK-compatible messages (Claude Agent SDK `SDKMessage`), plain
- * JSON, one discriminated union. Kept in the workflow's memory and read by clients through the
- * `events` query (DESIGN D6) — never written to history.
+ * The session's message stream: plain JSON, one discriminated union, kept in the workflow's memory
+ * and read by clients through the `events` query (ARCHITECTURE.md#events-are-a-query) — never
+ * written to history.
+ *
+ * Two families share the stream. `SDKMessage` is the Claude Agent SDK's message union, shape for
+ * shape: each member is assignable to the SDK's own type (test/types/sdk-conformance.ts checks it
+ * against the SDK's `.d.ts`), so code typed against the SDK compiles unchanged. `DurableAgentEvent`
+ * holds what only a durable session has (approval requests, model switches, loop warnings); those
+ * stay out of the SDK-typed union and are told apart with `isDurableAgentEvent`. The SDK's
+ * `stream_event` is in `SDKMessage` but never in the log (ARCHITECTURE.md#live-tokens).
  */
-import type { ContentBlock, StopReason, Usage } from './messages';
+import type { StopReason } from './messages';
+import type { StreamEvent } from './stream-events';
 import type { PermissionMode } from './config';
+import type { ApiErrorCategory, SDKApiMessage, SDKModelUsage, SDKUsage, SDKUserContentBlock } from './sdk-shapes';
+
+export type { ApiErrorCategory, SDKApiMessage, SDKAssistantContentBlock, SDKModelUsage, SDKUsage, SDKUserContentBlock } from './sdk-shapes';
+export type { ModelUsageEntry } from './messages';
+
+/** The SDK's `UUID` (node:crypto's template type); the event log stamps every message with one. */
+export type UUID = `${string}-${string}-${string}-${string}-${string}`;
+
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Check that `s` is a UUID (the workflow's `uuid4()` always is) and type it as one. */
+export function toUuid(s: string): UUID {
+  if (!UUID_SHAPE.test(s)) throw new Error(`not a UUID: ${JSON.stringify(s)}`);
+  return s as UUID;
+}
 
 interface Base {
-  uuid: string;
+  uuid: UUID;
   session_id: string;
-  /** Position in the session's stream; continues across continue-as-new. */
+  /** Ours: position in the session's stream; continues across continue-as-new. */
   seq: number;
 }
 
-export interface SystemInitMessage extends Base {
+/** `system/init`, with every field the SDK requires; the Claude Code–only ones are empty. */
+export interface SDKSystemMessage extends Base {
   type: 'system';
   subtype: 'init';
   cwd: string;
   tools: string[];
   model: string;
   permissionMode: PermissionMode;
-  mcp_servers: { name: string; status: string }[];
+  /** `error`: why a `failed` server could not be used (ours). */
+  mcp_servers: { name: string; status: string; error?: string }[];
+  /** The worker holds the model endpoint's key (ARCHITECTURE.md#secrets-stay-on-workers): none reaches the session. */
+  apiKeySource: 'none';
+  /** The SDK's name for the agent runtime's version: here, durable-agent's. */
+  claude_code_version: string;
+  slash_commands: string[];
+  output_style: string;
+  skills: string[];
+  plugins: { name: string; path: string }[];
 }
 
-export interface AssistantMessage extends Base {
+export interface SDKAssistantMessage extends Base {
   type: 'assistant';
-  message: {
-    id: string;
-    type: 'message';
-    role: 'assistant';
-    model: string;
-    content: ContentBlock[];
-    stop_reason: StopReason;
-    usage: Usage;
-  };
+  /** The Anthropic Messages API shape (the SDK's `BetaMessage`). */
+  message: SDKApiMessage;
   parent_tool_use_id: string | null;
 }
 
+/** A user message in the stream (tool results, follow-ups); assignable to the SDK's `SDKUserMessage`. */
 export interface UserMessage extends Base {
   type: 'user';
-  message: { role: 'user'; content: ContentBlock[] | string };
+  message: { role: 'user'; content: string | SDKUserContentBlock[] };
   parent_tool_use_id: string | null;
   tool_use_result?: unknown;
 }
 
-export interface ToolProgressMessage extends Base {
+export interface SDKToolProgressMessage extends Base {
   type: 'tool_progress';
   tool_use_id: string;
   tool_name: string;
@@ -54,22 +81,143 @@ export interface ToolProgressMessage extends Base {
   status: 'started' | 'completed';
 }
 
-export interface ApiRetryMessage extends Base {
+export interface SDKAPIRetryMessage extends Base {
   type: 'system';
   subtype: 'api_retry';
   attempt: number;
   max_retries: number;
   retry_delay_ms: number;
   error_status: number | null;
-  error: string;
+  error: ApiErrorCategory;
+  /** Ours: the failure as the provider described it. */
+  error_message: string;
+  /** Ours: set when the call is waiting on the endpoint's rate limiter, not retrying a failure. */
+  reason?: 'rate_limited' | 'max_concurrent' | 'requests_per_minute' | 'tokens_per_minute';
 }
 
-export interface PermissionDeniedMessage extends Base {
+export interface SDKPermissionDeniedMessage extends Base {
   type: 'system';
   subtype: 'permission_denied';
   tool_name: string;
   tool_use_id: string;
   message: string;
+}
+
+export interface SDKCompactBoundaryMessage extends Base {
+  type: 'system';
+  subtype: 'compact_boundary';
+  compact_metadata: { trigger: 'manual' | 'auto'; pre_tokens: number };
+  /** Ours: how many messages the summary replaced, and how many were kept verbatim. */
+  summarized_messages: number;
+  kept_messages: number;
+}
+
+/** A hook ran. `stdout` holds only its decision fields, never raw output. */
+export interface SDKHookResponseMessage extends Base {
+  type: 'system';
+  subtype: 'hook_response';
+  hook_id: string;
+  hook_name: string;
+  hook_event: string;
+  /** The SDK's outcome: a blocking hook (exit 2) and one that timed out are errors; `hook_outcome` says which. */
+  outcome: 'success' | 'error' | 'cancelled';
+  /** Ours: success, blocked (exit 2), error (non-blocking), timeout. */
+  hook_outcome: 'success' | 'blocked' | 'error' | 'timeout';
+  exit_code?: number;
+  /** `stdout` and `stderr` together, as the SDK reports a hook's output. */
+  output: string;
+  stdout: string;
+  stderr: string;
+}
+
+export interface SDKPermissionDenial {
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: Record<string, unknown>;
+}
+
+interface ResultBase extends Base {
+  type: 'result';
+  is_error: boolean;
+  num_turns: number;
+  duration_ms: number;
+  duration_api_ms: number;
+  /** Cumulative over the session. */
+  total_cost_usd: number;
+  usage: SDKUsage;
+  modelUsage: Record<string, SDKModelUsage>;
+  permission_denials: SDKPermissionDenial[];
+  stop_reason: StopReason | null;
+  /** Ours: the loop's exit reason, finer than `subtype`. */
+  exit_reason: string;
+}
+
+export interface SDKResultSuccess extends ResultBase {
+  subtype: 'success';
+  result: string;
+  errors?: never;
+}
+
+export interface SDKResultError extends ResultBase {
+  subtype: 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
+  errors: string[];
+  /** Ours: the last assistant text, when the turn produced one before it failed. */
+  result?: string;
+}
+
+export type SDKResultMessage = SDKResultSuccess | SDKResultError;
+export type ResultSubtype = SDKResultMessage['subtype'];
+
+/** The messages of the event log that have a counterpart in the Claude Agent SDK. */
+export type SDKLoggedMessage =
+  | SDKSystemMessage
+  | SDKAssistantMessage
+  | UserMessage
+  | SDKToolProgressMessage
+  | SDKAPIRetryMessage
+  | SDKPermissionDeniedMessage
+  | SDKCompactBoundaryMessage
+  | SDKHookResponseMessage
+  | SDKResultMessage;
+
+/**
+ * The SDK's `stream_event`: one Anthropic stream event of a model call in progress, yielded with
+ * `includePartialMessages`. Never in the event log: read from the worker that runs the call
+ * (ARCHITECTURE.md#live-tokens). Each attempt of a call streams from its own `message_start`; one
+ * that comes before the previous message's `message_stop` (no assistant, user or result message
+ * between them) announces a retried call, whose text replaces the partial text.
+ */
+export interface SDKPartialAssistantMessage {
+  type: 'stream_event';
+  event: StreamEvent;
+  parent_tool_use_id: string | null;
+  uuid: UUID;
+  session_id: string;
+}
+
+/** Every message `query()` yields that has a counterpart in the Claude Agent SDK. */
+export type SDKMessage = SDKLoggedMessage | SDKPartialAssistantMessage;
+
+/** A tool call waits for a person (answer with `respondToPermission`). */
+export interface PermissionRequestMessage extends Base {
+  type: 'system';
+  subtype: 'permission_request';
+  request_id: string;
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: unknown;
+  message: string;
+  suggestions: string[];
+}
+
+/** A pending request was answered (or timed out, or its turn was interrupted). */
+export interface PermissionResolvedMessage extends Base {
+  type: 'system';
+  subtype: 'permission_resolved';
+  request_id: string;
+  tool_use_id: string;
+  behavior: 'allow' | 'deny' | 'timeout' | 'cancelled';
+  rules_added: string[];
 }
 
 export interface ModelChangedMessage extends Base {
@@ -78,15 +226,6 @@ export interface ModelChangedMessage extends Base {
   model: string;
   previous_model: string;
   reason: 'set_model' | 'fallback';
-}
-
-export interface CompactBoundaryMessage extends Base {
-  type: 'system';
-  subtype: 'compact_boundary';
-  compact_metadata: { trigger: 'manual' | 'auto'; pre_tokens: number };
-  /** Ours: how many messages the summary replaced, and how many were kept verbatim. */
-  summarized_messages: number;
-  kept_messages: number;
 }
 
 export interface LoopDetectedMessage extends Base {
@@ -102,54 +241,56 @@ export interface WarningMessage extends Base {
   message: string;
 }
 
-export interface ModelUsageEntry {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
-  costUSD: number;
-  contextWindow: number;
-  costBasis: 'table' | 'unknown';
+/** Messages only a durable session sends; the SDK has no type for them. */
+export type DurableAgentEvent =
+  PermissionRequestMessage | PermissionResolvedMessage | ModelChangedMessage | LoopDetectedMessage | WarningMessage;
+
+/** What the event log holds and the `events` query returns. */
+export type SessionEvent = SDKLoggedMessage | DurableAgentEvent;
+
+const DURABLE_AGENT_SUBTYPES: ReadonlySet<string> = new Set<DurableAgentEvent['subtype']>([
+  'permission_request',
+  'permission_resolved',
+  'model_changed',
+  'loop_detected',
+  'warning',
+]);
+
+/**
+ * True for a message that only a durable session sends. `query()` yields these too (typed as the
+ * SDK's union, whose consumers skip subtypes they do not know); test for them with this guard.
+ */
+export function isDurableAgentEvent(m: unknown): m is DurableAgentEvent {
+  const e = m as { type?: unknown; subtype?: unknown } | null;
+  return (
+    typeof e === 'object' && e !== null && e.type === 'system' && typeof e.subtype === 'string' && DURABLE_AGENT_SUBTYPES.has(e.subtype)
+  );
 }
 
-export type ResultSubtype = 'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
-
-export interface ResultMessage extends Base {
-  type: 'result';
-  subtype: ResultSubtype;
-  is_error: boolean;
-  num_turns: number;
-  duration_ms: number;
-  duration_api_ms: number;
-  total_cost_usd: number;
-  usage: Usage;
-  modelUsage: Record<string, ModelUsageEntry>;
-  permission_denials: { tool_name: string; tool_use_id: string; tool_input: unknown }[];
-  result?: string;
-  errors?: string[];
-  stop_reason: StopReason | null;
-  /** Ours: the loop's exit reason (seed 002), finer than `subtype`. */
-  exit_reason: string;
+/**
+ * The message as one of our own events, or undefined. For values typed as the SDK's `SDKMessage`
+ * (what `query()` yields), where a type guard to a type outside that union cannot narrow:
+ * `const ours = asDurableAgentEvent(m); if (ours?.subtype === 'permission_request') …`.
+ */
+export function asDurableAgentEvent(m: unknown): DurableAgentEvent | undefined {
+  return isDurableAgentEvent(m) ? m : undefined;
 }
 
-export type SDKMessage =
-  | SystemInitMessage
-  | AssistantMessage
-  | UserMessage
-  | ToolProgressMessage
-  | ApiRetryMessage
-  | PermissionDeniedMessage
-  | ModelChangedMessage
-  | CompactBoundaryMessage
-  | LoopDetectedMessage
-  | WarningMessage
-  | ResultMessage;
+/** Internal names kept for the code that predates the SDK names. */
+export type ResultMessage = SDKResultMessage;
+export type AssistantMessage = SDKAssistantMessage;
+export type SystemInitMessage = SDKSystemMessage;
+export type ApiRetryMessage = SDKAPIRetryMessage;
+export type ToolProgressMessage = SDKToolProgressMessage;
+export type CompactBoundaryMessage = SDKCompactBoundaryMessage;
+export type PermissionDeniedMessage = SDKPermissionDeniedMessage;
+export type HookResponseMessage = SDKHookResponseMessage;
 
-/** An SDK message before the log stamps it. */
-export type NewEvent = SDKMessage extends infer M ? (M extends SDKMessage ? Omit<M, 'uuid' | 'session_id' | 'seq'> : never) : never;
+/** A message before the log stamps it. */
+export type NewEvent = SessionEvent extends infer M ? (M extends SessionEvent ? Omit<M, 'uuid' | 'session_id' | 'seq'> : never) : never;
 
 export interface EventsPage {
-  events: SDKMessage[];
+  events: SessionEvent[];
   /** Pass as `after` to get the next page. */
   nextSeq: number;
   /** True once the session has ended and every event has been returned. */

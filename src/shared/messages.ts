@@ -16,7 +16,7 @@ export const ToolUseBlock = z.object({
   id: z.string(),
   name: z.string(),
   input: z.unknown(),
-  /** Set when the model's arguments were not valid JSON: the raw text is kept (seed 004 §4.2). */
+  /** Set when the model's arguments were not valid JSON: the raw text is kept. */
   raw_input: z.string().optional(),
 });
 export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
@@ -53,6 +53,17 @@ export const emptyUsage = (): Usage => ({
   cache_read_input_tokens: 0,
   cache_creation_input_tokens: 0,
 });
+
+/** Per-model totals as the workflow keeps them; the result reports them as the SDK's `ModelUsage` (sdk-shapes.ts). */
+export interface ModelUsageEntry {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  cacheCreationInputTokens: number;
+  costUSD: number;
+  contextWindow: number;
+  costBasis: 'table' | 'unknown';
+}
 
 /** One model response as the `callModel` activity returns it (recorded in history once). */
 export interface AssistantReply {

@@ -1,5 +1,5 @@
 /**
- * The payload guard (DESIGN D7): server 1.29 terminates a workflow whose payload exceeds the
+ * The payload guard (ARCHITECTURE.md#continue-as-new): server 1.29 terminates a workflow whose payload exceeds the
  * 2 MiB blob limit, so everything the workflow produces or receives is measured first. Pure and
  * Buffer-free: it runs in the workflow sandbox as well as on workers.
  */

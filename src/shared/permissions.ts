@@ -1,13 +1,16 @@
 /**
- * The permission seam: a pure decision per tool call (REFERENCE "Permissions"). Rules are bare
- * tool names for now; `Tool(specifier)` rules, hooks and asking a person build on this.
+ * The permission seam: a pure decision per tool call with Claude Code's rule syntax and modes.
+ * The pieces live in ./permissions/: rules (parsing), bash-split (compound commands), paths
+ * (gitignore-style path rules), decide (the decision), settings (settings files and hooks).
  */
 import type { PermissionMode } from './config';
+import { evaluatePermission, type PermissionDecision, type Workspace } from './permissions/decide';
+import { parseRules } from './permissions/rules';
 
-export type PermissionDecision =
-  | { behavior: 'allow' }
-  | { behavior: 'deny'; message: string }
-  | { behavior: 'ask'; message: string };
+export * from './permissions/rules';
+export * from './permissions/decide';
+export { splitBashCommand, type BashPart, type BashSplit, type BashWord } from './permissions/bash-split';
+export { matchPathPattern, type Match, type PathBases } from './permissions/paths';
 
 export interface PermissionInput {
   toolName: string;
@@ -15,38 +18,40 @@ export interface PermissionInput {
   mode: PermissionMode;
   allowedTools: readonly string[];
   disallowedTools: readonly string[];
+  askTools?: readonly string[];
+  /**
+   * The call's input. Without it, `Tool(specifier)` deny and ask rules for this tool apply (they
+   * cannot be checked, and unknown never runs unasked) and such allow rules do not.
+   */
+  toolInput?: unknown;
+  workspace?: Workspace;
+  /** Absolute paths the call touches with symlinks resolved (see PermissionRequest.paths). */
+  paths?: readonly string[];
 }
 
-const EDIT_TOOLS = new Set(['Write', 'Edit', 'NotebookEdit']);
-
-/** Rule name of `Bash(npm test)` is `Bash`; a bare `Bash` rule matches every Bash call. */
-function ruleTool(rule: string): string {
-  const open = rule.indexOf('(');
-  return (open === -1 ? rule : rule.slice(0, open)).trim();
-}
-
-function matches(rules: readonly string[], toolName: string): boolean {
-  return rules.some((r) => ruleTool(r) === toolName && !r.includes('('));
-}
-
-/** Order: deny rules → mode → allow rules → read-only → ask (first match wins; deny wins even in bypass). */
+/**
+ * Decide from rule strings (parsed on each call; they were validated with the session config).
+ * Throws PermissionRuleError for a rule that does not parse.
+ */
 export function decide(input: PermissionInput): PermissionDecision {
-  const { toolName, readOnly, mode } = input;
-  if (matches(input.disallowedTools, toolName)) {
-    return { behavior: 'deny', message: `Permission to use ${toolName} has been denied by a disallowedTools rule.` };
-  }
-  if (mode === 'bypassPermissions') return { behavior: 'allow' };
-  if (mode === 'plan' && !readOnly) {
-    return {
-      behavior: 'deny',
-      message: `${toolName} was not run: the session is in plan mode, where only read-only tools run. Present the plan instead.`,
-    };
-  }
-  if (matches(input.allowedTools, toolName)) return { behavior: 'allow' };
-  if (readOnly) return { behavior: 'allow' };
-  if (mode === 'acceptEdits' && EDIT_TOOLS.has(toolName)) return { behavior: 'allow' };
+  const decision = evaluatePermission({
+    toolName: input.toolName,
+    input: input.toolInput,
+    readOnly: input.readOnly,
+    mode: input.mode,
+    rules: parseRules({ allow: input.allowedTools, deny: input.disallowedTools, ask: input.askTools }),
+    workspace: input.workspace ?? {},
+    paths: input.paths,
+  });
+  if (input.toolInput !== undefined || decision.reason !== 'noRule' || decision.behavior === 'allow') return decision;
+  // A caller that passes no input gets the answers it got before rules had specifiers: acceptEdits
+  // approves edits (the tools' own path policy keeps them inside cwd and additionalDirectories),
+  // and the message does not complain about the input it did not pass.
+  if (input.mode === 'acceptEdits' && EDIT_TOOLS.has(input.toolName)) return { behavior: 'allow', reason: 'mode', matched: [] };
   const message =
-    `Permission to use ${toolName} has not been granted. ` +
-    `Allow it with allowedTools: ["${toolName}"] or a permissionMode such as acceptEdits or bypassPermissions.`;
-  return mode === 'dontAsk' ? { behavior: 'deny', message } : { behavior: 'ask', message };
+    `Permission to use ${input.toolName} has not been granted. ` +
+    `Allow it with allowedTools: ["${input.toolName}"] or a permissionMode such as acceptEdits or bypassPermissions.`;
+  return { ...decision, message };
 }
+
+const EDIT_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);

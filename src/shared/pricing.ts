@@ -14,49 +14,41 @@ export interface ModelPrice {
 
 export type PricingTable = Record<string, ModelPrice>;
 
-const p = (input: number, output: number, cacheRead: number, cacheWrite: number, contextWindow: number): ModelPrice => ({
-  input,
-  output,
-  cacheRead,
-  cacheWrite,
-  contextWindow,
-});
+import { CONTEXT_WINDOWS, DEFAULT_CONTEXT_WINDOW, lookupByModelName } from './context-windows';
 
-export const DEFAULT_PRICING: PricingTable = {
-  'gpt-5': p(1.25, 10, 0.125, 1.25, 400_000),
-  'gpt-5-mini': p(0.25, 2, 0.025, 0.25, 400_000),
-  'gpt-5-nano': p(0.05, 0.4, 0.005, 0.05, 400_000),
-  'gpt-4.1': p(2, 8, 0.5, 2, 1_047_576),
-  'gpt-4.1-mini': p(0.4, 1.6, 0.1, 0.4, 1_047_576),
-  'gpt-4.1-nano': p(0.1, 0.4, 0.025, 0.1, 1_047_576),
-  'gpt-4o': p(2.5, 10, 1.25, 2.5, 128_000),
-  'gpt-4o-mini': p(0.15, 0.6, 0.075, 0.15, 128_000),
-  o3: p(2, 8, 0.5, 2, 200_000),
-  'o4-mini': p(1.1, 4.4, 0.275, 1.1, 200_000),
-  'claude-opus-4-5': p(5, 25, 0.5, 6.25, 200_000),
-  'claude-opus-4-1': p(15, 75, 1.5, 18.75, 200_000),
-  'claude-opus-4': p(15, 75, 1.5, 18.75, 200_000),
-  'claude-sonnet-4-5': p(3, 15, 0.3, 3.75, 200_000),
-  'claude-sonnet-4': p(3, 15, 0.3, 3.75, 200_000),
-  'claude-haiku-4-5': p(1, 5, 0.1, 1.25, 200_000),
-  'claude-3-5-haiku': p(0.8, 4, 0.08, 1, 200_000),
+export { DEFAULT_CONTEXT_WINDOW };
+
+/** USD per million tokens: input, output, cache read, cache write. */
+const PRICES: Record<string, [number, number, number, number]> = {
+  'gpt-5': [1.25, 10, 0.125, 1.25],
+  'gpt-5-mini': [0.25, 2, 0.025, 0.25],
+  'gpt-5-nano': [0.05, 0.4, 0.005, 0.05],
+  'gpt-4.1': [2, 8, 0.5, 2],
+  'gpt-4.1-mini': [0.4, 1.6, 0.1, 0.4],
+  'gpt-4.1-nano': [0.1, 0.4, 0.025, 0.1],
+  'gpt-4o': [2.5, 10, 1.25, 2.5],
+  'gpt-4o-mini': [0.15, 0.6, 0.075, 0.15],
+  o3: [2, 8, 0.5, 2],
+  'o4-mini': [1.1, 4.4, 0.275, 1.1],
+  'claude-opus-4-5': [5, 25, 0.5, 6.25],
+  'claude-opus-4-1': [15, 75, 1.5, 18.75],
+  'claude-opus-4': [15, 75, 1.5, 18.75],
+  'claude-sonnet-4-5': [3, 15, 0.3, 3.75],
+  'claude-sonnet-4': [3, 15, 0.3, 3.75],
+  'claude-haiku-4-5': [1, 5, 0.1, 1.25],
+  'claude-3-5-haiku': [0.8, 4, 0.08, 1],
 };
 
-/** Used for context accounting when a model is not in the table. */
-export const DEFAULT_CONTEXT_WINDOW = 128_000;
+export const DEFAULT_PRICING: PricingTable = Object.fromEntries(
+  Object.entries(PRICES).map(([model, [input, output, cacheRead, cacheWrite]]) => [
+    model,
+    { input, output, cacheRead, cacheWrite, contextWindow: CONTEXT_WINDOWS[model] ?? DEFAULT_CONTEXT_WINDOW },
+  ]),
+);
 
-/**
- * Find a model's price: exact name, else the longest table key that prefixes it (dated
- * snapshots such as `claude-sonnet-4-5-20250929`), after dropping a provider prefix (`openai/`).
- */
+/** Find a model's price (see `lookupByModelName`). */
 export function lookupPrice(model: string, table: PricingTable = DEFAULT_PRICING): ModelPrice | undefined {
-  const name = model.includes('/') ? model.slice(model.lastIndexOf('/') + 1) : model;
-  if (table[name]) return table[name];
-  let best: string | undefined;
-  for (const key of Object.keys(table)) {
-    if (name.startsWith(key) && (!best || key.length > best.length)) best = key;
-  }
-  return best ? table[best] : undefined;
+  return lookupByModelName(model, table);
 }
 
 export interface TokenCounts {

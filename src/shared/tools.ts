@@ -4,6 +4,7 @@
  * The workflow never sees a tool's code: it learns the specs once per session through the
  * `listTools` activity and runs a call through `runTool`. Both sides share these shapes.
  */
+import type { SandboxSettings, SandboxStatus } from './sandbox';
 
 /** What the model is told about a tool, and what the loop needs to schedule it. */
 export interface ToolSpec {
@@ -13,6 +14,21 @@ export interface ToolSpec {
   inputSchema: Record<string, unknown>;
   /** Read-only tools of one turn run in parallel; the rest run one after another in call order. */
   readOnly: boolean;
+  /** Bash only: whether the tools worker can sandbox it (docs/ARCHITECTURE.md#bash-sandbox). */
+  sandbox?: SandboxStatus;
+  /** MCP tools: the server and the server's own tool name (ARCHITECTURE.md#mcp). */
+  mcp?: McpToolRef;
+}
+
+/** What a spec of an MCP tool carries besides the tool's own fields (ARCHITECTURE.md#mcp). */
+export interface McpToolRef {
+  server: string;
+  /** The server's own tool name. */
+  tool: string;
+  /** One of the resource tools added for a server that has resources. */
+  resource?: boolean;
+  /** The server connection's version when listed: a call that reports another one means list again. */
+  version?: string;
 }
 
 /** Per-session facts a tool call needs; everything here is small and JSON-safe. */
@@ -23,6 +39,8 @@ export interface ToolContext {
   additionalDirectories: string[];
   /** Extra environment for Bash children (the session's `env`). Worker secrets are never added. */
   env: Record<string, string>;
+  /** The session's `sandbox` setting; absent: the tools worker's default (docs/ARCHITECTURE.md#bash-sandbox). */
+  sandbox?: SandboxSettings;
   /**
    * Read-before-edit stamp for the file a Write/Edit targets: the mtime (ms) recorded when the
    * session last read or wrote it, or undefined if it never did.
@@ -36,7 +54,7 @@ export interface RunToolInput {
   context: ToolContext;
 }
 
-/** What a tool gives back. A tool failure is data (`isError`), never an exception (DESIGN D3). */
+/** What a tool gives back. A tool failure is data (`isError`), never an exception (ARCHITECTURE.md#tools-fail-as-data). */
 export interface ToolOutcome {
   content: string;
   isError: boolean;

@@ -7,6 +7,7 @@
  * mistyped script would otherwise show up as a baffling failure far away in a workflow test.
  */
 import { readFile } from 'node:fs/promises';
+import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 
 const count = z.number().int().nonnegative();
@@ -42,9 +43,7 @@ export const Fault = z.union([StatusFault, DropFault, HangFault], {
 });
 export type Fault = z.infer<typeof Fault>;
 
-export const ScriptedUsage = z
-  .object({ prompt_tokens: count, completion_tokens: count, cached_tokens: count.optional() })
-  .strict();
+export const ScriptedUsage = z.object({ prompt_tokens: count, completion_tokens: count, cached_tokens: count.optional() }).strict();
 export type ScriptedUsage = z.infer<typeof ScriptedUsage>;
 
 export const ScriptedTurn = z
@@ -58,10 +57,7 @@ export const ScriptedTurn = z
     usage: ScriptedUsage.optional().describe('Default: derived from lengths (characters / 4).'),
     delay_ms: count.optional().describe('Wait before the first byte of every attempt.'),
     chunk_delay_ms: count.optional().describe('Wait between stream chunks.'),
-    faults: z
-      .array(Fault)
-      .optional()
-      .describe('faults[k] is applied to attempt k+1 of this turn; later attempts are served normally.'),
+    faults: z.array(Fault).optional().describe('faults[k] is applied to attempt k+1 of this turn; later attempts are served normally.'),
   })
   .strict();
 export type ScriptedTurn = z.infer<typeof ScriptedTurn>;
@@ -169,3 +165,23 @@ export const turn = {
     tool_calls: [{ name, arguments: args }],
   }),
 };
+
+/** `NAME` from a `[scenario:NAME]` tag in the first user message, if there is one. */
+export function scenarioTagIn(body: ChatCompletionCreateParams): string | undefined {
+  const first = body.messages.find((m) => m.role === 'user');
+  const content: unknown = first?.content;
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content
+            .map((p: { type?: unknown; text?: unknown }) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+            .join('\n')
+        : '';
+  return /\[scenario:([^\]\s]+)\]/.exec(text)?.[1];
+}
+
+/** The fault sends part of a streamed reply before it strikes. */
+export function hasChunks(fault: Fault): boolean {
+  return 'drop_after_chunks' in fault || ('hang_ms' in fault && fault.after_chunks !== undefined);
+}

@@ -20,6 +20,8 @@ options:
   --host H            address to bind (default 127.0.0.1)
   --var NAME=VALUE    value for \${NAME} placeholders in the scenarios (repeatable)
   --default NAME      the scenario served when a request names none
+  --max-concurrent N  answer 429 (with retry-after) to requests beyond N in flight, as a rate-limited provider
+  --retry-after-ms M  the retry-after those 429s carry (default 1000)
   -h, --help          show this help`;
 
 export interface CliIo {
@@ -40,6 +42,8 @@ interface CliArgs {
   host: string;
   vars: Record<string, string>;
   defaultScenario?: string;
+  maxConcurrent?: number;
+  retryAfterMs?: number;
 }
 
 /** Run the CLI; resolves with the exit code: 0 after a clean stop, 2 on a usage or scenario error, 1 if it cannot listen. */
@@ -63,7 +67,8 @@ export async function runScriptedModelCli(argv: string[], io: CliIo = defaultIo)
   const names = scenarios.map((s) => s.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup !== undefined || (parsed.defaultScenario !== undefined && !names.includes(parsed.defaultScenario))) {
-    const problem = dup !== undefined ? `two scenario files are named '${dup}'` : `--default: no scenario named '${parsed.defaultScenario}'`;
+    const problem =
+      dup !== undefined ? `two scenario files are named '${dup}'` : `--default: no scenario named '${parsed.defaultScenario}'`;
     io.err(`durable-agent scripted-model: ${problem} (scenarios: ${names.join(', ')})`);
     return 2;
   }
@@ -74,6 +79,8 @@ export async function runScriptedModelCli(argv: string[], io: CliIo = defaultIo)
       defaultScenario: parsed.defaultScenario,
       port: parsed.port,
       host: parsed.host,
+      ...(parsed.maxConcurrent !== undefined ? { maxConcurrent: parsed.maxConcurrent } : {}),
+      ...(parsed.retryAfterMs !== undefined ? { retryAfterMs: parsed.retryAfterMs } : {}),
       onRequest: (r) => io.err(describeRequest(r)),
     });
   } catch (err) {
@@ -110,13 +117,19 @@ function parseArgs(argv: string[]): CliArgs | 'help' | string {
     if (arg === '-h' || arg === '--help') return 'help';
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (!['--scenario', '--port', '--host', '--var', '--default'].includes(flag)) return `unknown argument '${arg}'`;
+    if (!['--scenario', '--port', '--host', '--var', '--default', '--max-concurrent', '--retry-after-ms'].includes(flag))
+      return `unknown argument '${arg}'`;
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) return `${flag} needs a value`;
     if (flag === '--scenario') args.files.push(value);
     else if (flag === '--host') args.host = value;
     else if (flag === '--default') args.defaultScenario = value;
-    else if (flag === '--port') {
+    else if (flag === '--max-concurrent' || flag === '--retry-after-ms') {
+      if (!/^\d+$/.test(value) || (flag === '--max-concurrent' && Number(value) < 1))
+        return `${flag}: expected a whole number, got '${value}'`;
+      if (flag === '--max-concurrent') args.maxConcurrent = Number(value);
+      else args.retryAfterMs = Number(value);
+    } else if (flag === '--port') {
       if (!/^\d+$/.test(value) || Number(value) > 65535) return `--port: expected a port number, got '${value}'`;
       args.port = Number(value);
     } else {

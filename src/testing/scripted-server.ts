@@ -6,18 +6,23 @@
  * The reply is chosen from the request alone: the scenario by the `x-scenario` header, else a
  * `model` of `scripted/<name>` naming a known scenario, else a `[scenario:<name>]` tag in the
  * first user message (how session tests pick theirs through the whole agent), else the default
- * scenario; the turn by the
- * number of assistant messages in the request. A retried or replayed request therefore gets the same answer; only
- * faults depend on history (attempt k of a turn gets the turn's faults[k-1]).
+ * scenario; the turn by the number of assistant messages in the request. A retried or replayed
+ * request therefore gets the same answer; only faults depend on history (attempt k of a turn
+ * gets the turn's faults[k-1]). A request the client abandons is marked (`abortedAt`), so tests
+ * can assert that a cancelled call stopped at the provider.
  *
  * It fails the test when its script runs out (HTTP 500 to the client, and an entry in `errors`)
  * or is left unused: `assertConsumed()` throws naming every turn never served.
+ *
+ * Past 300 lines: routing, streaming, faults and the request record are one protocol; HTTP helpers
+ * live in http.ts and scenario parsing in scenario.ts.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
+import { flatHeaders, sendJson, sleep } from './http';
 import { completionObject, errorBody, renderReply, streamChunks } from './openai-wire';
-import { isPreparedScenario, parseScenario, type Fault, type Scenario, type ScenarioInput } from './scenario';
+import { hasChunks, isPreparedScenario, parseScenario, scenarioTagIn, type Fault, type Scenario, type ScenarioInput } from './scenario';
 
 export interface RecordedRequest {
   /** Epoch ms when the request arrived. */
@@ -32,6 +37,16 @@ export interface RecordedRequest {
   status: number;
   /** The fault applied to this attempt, if any. */
   fault?: Fault;
+  /**
+   * Epoch ms when the client went away before the response was finished: the caller aborted the
+   * request (a cancelled activity, a stream watchdog). Not set when the server cut it (a fault)
+   * or was closed.
+   */
+  abortedAt?: number;
+  /** Stream chunks handed to the socket so far (0 until the stream starts). */
+  chunksSent?: number;
+  /** When each of those chunks was handed to the socket (epoch ms, fractional). */
+  chunkTimes?: number[];
 }
 
 export interface ScriptedModelOptions {
@@ -50,6 +65,13 @@ export interface ScriptedModelOptions {
    * off: thousands of requests carrying whole transcripts would hold gigabytes.
    */
   keepMessages?: boolean;
+  /**
+   * A provider's concurrency limit: a chat request arriving while this many are in flight is
+   * answered 429 with `retry-after` (and counted in `rateLimited`), without touching the script.
+   */
+  maxConcurrent?: number;
+  /** The `retry-after` those 429s carry, in ms (default 1,000; sent as seconds and as `retry-after-ms`). */
+  retryAfterMs?: number;
 }
 
 export interface ScriptedModel {
@@ -64,6 +86,12 @@ export interface ScriptedModel {
   readonly errors: string[];
   /** Throw if a turn (of `name`, or of every scenario) was never served, or on any script error. */
   assertConsumed(name?: string): void;
+  /** Chat requests answered 429 because `maxConcurrent` were in flight (since the last reset). */
+  readonly rateLimited: number;
+  /** The most chat requests ever in flight at once (since the last reset). */
+  readonly peakConcurrent: number;
+  /** Change the concurrency limit (undefined: none). */
+  setMaxConcurrent(n: number | undefined): void;
   /** Forget requests, errors, attempt counts and served turns; keep the scenarios. */
   reset(): void;
   close(): Promise<void>;
@@ -80,8 +108,13 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
   const served = new Map<string, Set<number>>();
   const errors: ScriptError[] = [];
   const requests: RecordedRequest[] = [];
-  const aborts = new Set<AbortController>();
+  /** Requests in flight: abort one to stop its handler; resolves when its response is closed. */
+  const inFlight = new Map<AbortController, Promise<void>>();
   let defaultName = options.defaultScenario;
+  let maxConcurrent = options.maxConcurrent;
+  let chatsInFlight = 0;
+  let rateLimited = 0;
+  let peakConcurrent = 0;
 
   const addScenario = (input: ScenarioInput | ScenarioInput[]): void => {
     for (const s of Array.isArray(input) ? input : [input]) {
@@ -101,7 +134,20 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     sendJson(res, status, errorBody(`scripted model: ${error.message}`, type));
   };
 
-  const handleChat = async (req: IncomingMessage, res: ServerResponse, raw: string, signal: AbortSignal) => {
+  /** Per request: its record once decided, and whether the server itself cut the connection. */
+  interface Exchange {
+    signal: AbortSignal;
+    record?: RecordedRequest;
+    cutByServer?: boolean;
+  }
+  let closing = false;
+
+  const handleChat = async (req: IncomingMessage, res: ServerResponse, raw: string, ex: Exchange) => {
+    const signal = ex.signal;
+    const cut = () => {
+      ex.cutByServer = true;
+      res.destroy();
+    };
     let body: ChatCompletionCreateParams;
     try {
       body = JSON.parse(raw) as ChatCompletionCreateParams;
@@ -114,7 +160,10 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     // A known `scripted/<name>` model wins over the prompt's tag, so a session can route its
     // side calls (e.g. compaction summaries with `summaryModel`) to a scenario of their own.
     const name =
-      headers['x-scenario'] ?? (byModel !== undefined && scenarios.has(byModel) ? byModel : undefined) ?? scenarioTagIn(body) ?? defaultName;
+      headers['x-scenario'] ??
+      (byModel !== undefined && scenarios.has(byModel) ? byModel : undefined) ??
+      scenarioTagIn(body) ??
+      defaultName;
     const scenario = name === undefined ? undefined : scenarios.get(name);
     if (!scenario) {
       const known = [...scenarios.keys()].join(', ') || 'none';
@@ -131,6 +180,7 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     const record: RecordedRequest = { at: Date.now(), scenario: scenario.name, turnIndex, attempt, body: kept, headers, status: 0 };
     if (fault) record.fault = fault;
     requests.push(record);
+    ex.record = record;
     record.status = !turn ? 500 : !fault ? 200 : 'status' in fault ? fault.status : stream && hasChunks(fault) ? 200 : 0;
     options.onRequest?.(record);
 
@@ -160,9 +210,9 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
     if (fault && !(stream && hasChunks(fault))) {
       // Nothing of the reply is sent: hang (if asked) and cut the connection before any header.
       if ('hang_ms' in fault) await sleep(fault.hang_ms, signal);
-      return void res.destroy();
+      return void cut();
     }
-    const cut = fault && 'drop_after_chunks' in fault ? fault.drop_after_chunks : fault?.after_chunks;
+    const cutAfter = fault && 'drop_after_chunks' in fault ? fault.drop_after_chunks : fault?.after_chunks;
     if (!stream) {
       sendJson(res, 200, completionObject(reply));
     } else {
@@ -172,15 +222,18 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       const chunks = streamChunks(reply, { includeUsage }).map((c) => `data: ${JSON.stringify(c)}\n\n`);
       chunks.push('data: [DONE]\n\n');
       for (const [i, data] of chunks.entries()) {
-        if (cut !== undefined && i === cut) break;
+        if (cutAfter !== undefined && i === cutAfter) break;
         if (i > 0 && turn.chunk_delay_ms) await sleep(turn.chunk_delay_ms, signal);
         if (signal.aborted) return;
         // Wait until the chunk is handed to the socket, so a fault cuts after the chunks it names
         // (destroying a socket discards what is still buffered).
+        const sentAt = performance.timeOrigin + performance.now();
         await new Promise<void>((resolve) => res.write(data, () => resolve()));
+        record.chunksSent = i + 1;
+        (record.chunkTimes ??= []).push(sentAt);
       }
       if (fault && 'hang_ms' in fault) await sleep(fault.hang_ms, signal);
-      if (fault) return void res.destroy();
+      if (fault) return void cut();
       res.end();
     }
     let set = served.get(scenario.name);
@@ -190,11 +243,18 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
 
   const server = createServer((req, res) => {
     const abort = new AbortController();
-    aborts.add(abort);
-    res.on('close', () => {
-      aborts.delete(abort);
-      if (!res.writableFinished) abort.abort();
-    });
+    const ex: Exchange = { signal: abort.signal };
+    const closed = new Promise<void>((resolve) =>
+      res.on('close', () => {
+        inFlight.delete(abort);
+        if (!res.writableFinished) {
+          if (ex.record && !ex.cutByServer && !closing) ex.record.abortedAt = Date.now();
+          abort.abort();
+        }
+        resolve();
+      }),
+    );
+    inFlight.set(abort, closed);
     const parts: Buffer[] = [];
     req.on('data', (b: Buffer) => parts.push(b));
     req.on('end', () => {
@@ -202,10 +262,27 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       const done = (p: Promise<void> | void) =>
         Promise.resolve(p).catch((err: unknown) => {
           if (!res.headersSent) sendJson(res, 500, errorBody(`scripted model bug: ${String(err)}`, 'server_error'));
-          else res.destroy();
+          else {
+            ex.cutByServer = true;
+            res.destroy();
+          }
         });
       if (req.method === 'POST' && path === '/v1/chat/completions') {
-        void done(handleChat(req, res, Buffer.concat(parts).toString('utf8'), abort.signal));
+        if (maxConcurrent !== undefined && chatsInFlight >= maxConcurrent) {
+          rateLimited++;
+          const ms = options.retryAfterMs ?? 1_000;
+          res.setHeader('retry-after', String(Math.ceil(ms / 1000)));
+          res.setHeader('retry-after-ms', String(ms));
+          return sendJson(
+            res,
+            429,
+            errorBody(`scripted model: ${chatsInFlight} requests in flight (limit ${maxConcurrent})`, 'rate_limit_exceeded'),
+          );
+        }
+        chatsInFlight++;
+        peakConcurrent = Math.max(peakConcurrent, chatsInFlight);
+        res.once('close', () => chatsInFlight--);
+        void done(handleChat(req, res, Buffer.concat(parts).toString('utf8'), ex));
       } else if (req.method === 'GET' && path === '/v1/models') {
         const ids = new Set([...scenarios.values()].flatMap((s) => [`scripted/${s.name}`, ...(s.model ? [s.model] : [])]));
         const data = [...ids].map((id) => ({ id, object: 'model', created: 0, owned_by: 'scripted' }));
@@ -247,64 +324,35 @@ export async function startScriptedModel(options: ScriptedModelOptions): Promise
       for (const s of checked) {
         const unused = s.turns.map((_, i) => i).filter((i) => !served.get(s.name)?.has(i));
         if (unused.length > 0) {
-          problems.push(
-            `scenario '${s.name}': turn${unused.length > 1 ? 's' : ''} ${unused.join(', ')} of ${s.turns.length} never served`,
-          );
+          problems.push(`scenario '${s.name}': turn${unused.length > 1 ? 's' : ''} ${unused.join(', ')} of ${s.turns.length} never served`);
         }
       }
       if (problems.length > 0) throw new Error(`scripted model: script not consumed as written:\n  ${problems.join('\n  ')}`);
     },
+    get rateLimited() {
+      return rateLimited;
+    },
+    get peakConcurrent() {
+      return peakConcurrent;
+    },
+    setMaxConcurrent(n) {
+      maxConcurrent = n;
+    },
     reset() {
+      rateLimited = 0;
+      peakConcurrent = 0;
       requests.length = 0;
       errors.length = 0;
       attempts.clear();
       served.clear();
     },
     async close() {
-      for (const a of aborts) a.abort();
+      closing = true;
+      const closed = [...inFlight.values()];
+      for (const a of inFlight.keys()) a.abort();
       server.closeAllConnections();
+      await Promise.all(closed);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/** `NAME` from a `[scenario:NAME]` tag in the first user message, if there is one. */
-export function scenarioTagIn(body: ChatCompletionCreateParams): string | undefined {
-  const first = body.messages.find((m) => m.role === 'user');
-  const content: unknown = first?.content;
-  const text =
-    typeof content === 'string'
-      ? content
-      : Array.isArray(content)
-        ? content.map((p: { type?: unknown; text?: unknown }) => (p?.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('\n')
-        : '';
-  return /\[scenario:([^\]\s]+)\]/.exec(text)?.[1];
-}
-
-function hasChunks(fault: Fault): boolean {
-  return 'drop_after_chunks' in fault || ('hang_ms' in fault && fault.after_chunks !== undefined);
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-function flatHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (the client went away or the server closes). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
 }

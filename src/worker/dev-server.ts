@@ -4,6 +4,9 @@
  *
  * It binds to 127.0.0.1, registers our search attributes at startup, and resolves only once the
  * frontend answers and those attributes are visible, so callers can start workers at once.
+ *
+ * Past 300 lines: the launcher and its CLI entry (`durable-agent server`: arguments, port checks,
+ * shutdown) stay together because they share the start-up and readiness logic.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,7 +14,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Connection } from '@temporalio/client';
-import { ensureTemporal } from '../../scripts/ensure-temporal';
+import { ensureTemporal } from '../server/ensure-temporal';
 
 /** Custom search attributes every session workflow may set, with their Temporal types. */
 export const AGENT_SEARCH_ATTRIBUTES = {
@@ -23,7 +26,7 @@ export const AGENT_SEARCH_ATTRIBUTES = {
 } as const;
 
 /** temporal.api.enums.v1.IndexedValueType numbers, for operatorService.addSearchAttributes. */
-const INDEXED_VALUE_TYPE: Record<(typeof AGENT_SEARCH_ATTRIBUTES)[keyof typeof AGENT_SEARCH_ATTRIBUTES], number> = {
+export const INDEXED_VALUE_TYPE: Record<(typeof AGENT_SEARCH_ATTRIBUTES)[keyof typeof AGENT_SEARCH_ATTRIBUTES], number> = {
   Keyword: 2,
   Int: 3,
   Double: 4,
@@ -33,6 +36,15 @@ type AddSearchAttributesRequest = Parameters<Connection['operatorService']['addS
 export const DEFAULT_DB_FILE = path.join('.durable-agent', 'temporal.db');
 export const IN_MEMORY = ':memory:';
 const HOST = '127.0.0.1';
+
+/**
+ * Settings start-dev's own defaults get wrong for an agent runner (ARCHITECTURE.md#dev-server-throttle).
+ * The history service reads its transfer queue at most 20 times a second per shard, and start-dev
+ * has one shard: every activity or workflow task waits ~50 ms to be dispatched, 200 ms per turn.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = { 'history.transferProcessorMaxPollRPS': 1000 };
+/** WAL lets readers (polls, queries) run beside the writer; `synchronous` stays FULL, so a commit is as durable as before. */
+export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal' };
 
 export interface DevServerOptions {
   /** gRPC frontend port; a free one when omitted. */
@@ -45,8 +57,10 @@ export interface DevServerOptions {
   ui?: boolean;
   /** Namespace to create besides `default` (search attributes are checked in it). */
   namespace?: string;
-  /** Extra `--dynamic-config-value KEY=JSON` settings. */
+  /** `--dynamic-config-value KEY=JSON` settings, over DEV_SERVER_DYNAMIC_CONFIG (a key set here wins). */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** `--sqlite-pragma NAME=VALUE` settings, over DEV_SERVER_SQLITE_PRAGMAS (file databases only). */
+  sqlitePragma?: Record<string, string>;
   /** Receives every output line of the server process. */
   log?: (line: string) => void;
   /** Path of the `temporal` binary; found or built with ensureTemporal() when omitted. */
@@ -155,10 +169,15 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   if (namespace !== 'default') args.push('--namespace', namespace);
   if (uiPort !== undefined) args.push('--ui-port', String(uiPort));
   else args.push('--headless');
-  if (dbFile !== IN_MEMORY) args.push('--db-filename', dbFile);
+  if (dbFile !== IN_MEMORY) {
+    args.push('--db-filename', dbFile);
+    for (const [name, value] of Object.entries({ ...DEV_SERVER_SQLITE_PRAGMAS, ...opts.sqlitePragma })) {
+      args.push('--sqlite-pragma', `${name}=${value}`);
+    }
+  }
   args.push('--log-level', 'warn');
   for (const [name, type] of Object.entries(AGENT_SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
-  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) {
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...opts.dynamicConfig })) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
 
@@ -314,6 +333,7 @@ Runs a local Temporal dev server (SQLite-backed) until Ctrl-C.
   --db FILE        SQLite file (default ${DEFAULT_DB_FILE}); ':memory:' keeps nothing
   --namespace NS   namespace to create besides 'default'
   --no-ui          do not serve the Web UI
+The full Temporal server on PostgreSQL instead (--nodes N: a cluster): durable-agent server --postgres URL --help
 `;
 
 function parsePort(value: string | undefined, flag: string, fallback: number): number {

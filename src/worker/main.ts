@@ -4,16 +4,26 @@
  * DURABLE_AGENT_PRICING_FILE, DURABLE_AGENT_WORKFLOW_BUNDLE). Stops gracefully on SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
-import { codecFromEnv, describeCodecs } from '../client/codec';
+import { codecFromEnv, describeCodecs } from '../codec';
+import { Runtime } from '@temporalio/worker';
 import { connectWithRetry, createWorker } from './worker';
+import { telemetryFromEnv } from './telemetry';
+import { describeSandbox, sandboxOptionsFromEnv } from '../activities/sandbox';
+import { BASH_MAX_TIMEOUT_MS } from '../activities/tools/bash';
+
+const DRAIN_GRACE_MS = BASH_MAX_TIMEOUT_MS + 60_000;
 
 const USAGE = `usage: durable-agent worker [--address HOST:PORT] [--namespace NS] [--roles workflow,model,tools]
-  [--max-model-calls-per-second N]
+  [--max-model-calls-per-second N] [--metrics-port N]
+  --metrics-port [HOST:]N  serve the worker's Temporal (Core SDK) metrics for Prometheus at http://HOST:N/metrics (HOST default 127.0.0.1)
+Tracing: off unless OTEL_TRACES_EXPORTER (otlp|console) or OTEL_EXPORTER_OTLP_ENDPOINT is set (ARCHITECTURE.md#observability).
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, OPENAI_BASE_URL, OPENAI_API_KEY, DURABLE_AGENT_PRICING_FILE,
 DURABLE_AGENT_SCRUB_ENV (extra variable names Bash children must not see),
 DURABLE_AGENT_WORKFLOW_BUNDLE (a prebuilt workflow bundle file; skips bundling at start-up),
 DURABLE_AGENT_ENCRYPTION_KEYS (id:base64key,… — encrypt payloads; the first key is current),
-DURABLE_AGENT_COMPRESS=1 (compress payloads over 1 KiB). See docs/ENCRYPTION.md.`;
+DURABLE_AGENT_COMPRESS=1 (compress payloads over 1 KiB). See docs/ENCRYPTION.md.
+DURABLE_AGENT_SANDBOX (auto|required|off, or JSON settings: sessions that set no sandbox),
+DURABLE_AGENT_BWRAP (bubblewrap binary), DURABLE_AGENT_SANDBOX_DENY_READ (extra paths Bash may not read).`;
 
 export async function runWorkerCommand(argv: string[]): Promise<number> {
   let values;
@@ -25,6 +35,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
         namespace: { type: 'string' },
         roles: { type: 'string' },
         'max-model-calls-per-second': { type: 'string' },
+        'metrics-port': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -43,9 +54,33 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     console.error(`--max-model-calls-per-second: expected a positive number, got '${rate}'`);
     return 2;
   }
+  const metrics = values['metrics-port'];
+  const metricsMatch = metrics === undefined ? undefined : /^(?:(.+):)?(\d+)$/.exec(metrics);
+  if (metrics !== undefined && (!metricsMatch || Number(metricsMatch[2]) < 1 || Number(metricsMatch[2]) > 65535)) {
+    console.error(`--metrics-port: expected [HOST:]PORT with a port 1-65535, got '${metrics}'`);
+    return 2;
+  }
+  try {
+    telemetryFromEnv();
+  } catch (e) {
+    console.error((e as Error).message);
+    return 2;
+  }
+  // Before any connection: the Core runtime is installed once per process (ARCHITECTURE.md#observability).
+  if (metricsMatch) {
+    const bindAddress = `${metricsMatch[1] ?? '127.0.0.1'}:${metricsMatch[2]}`;
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
+    console.error(`[worker] metrics for Prometheus at http://${bindAddress}/metrics`);
+  }
   let payloadCodecs;
   try {
     payloadCodecs = codecFromEnv() ?? [];
+  } catch (e) {
+    console.error((e as Error).message);
+    return 2;
+  }
+  try {
+    sandboxOptionsFromEnv();
   } catch (e) {
     console.error((e as Error).message);
     return 2;
@@ -67,6 +102,9 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     roles: roles as ('workflow' | 'model' | 'tools')[] | undefined,
     maxModelCallsPerSecond: rate ? Number(rate) : undefined,
     payloadCodecs,
+    // SIGTERM drains: in-flight tool calls and model calls finish (a Bash command may run for up
+    // to its 10-minute maximum) before their attempts would be cancelled; SIGKILL still ends it.
+    shutdownGraceMs: DRAIN_GRACE_MS,
     log,
   });
   abort.signal.addEventListener('abort', () => {
@@ -74,7 +112,12 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     worker.shutdown();
   });
   if (abort.signal.aborted) worker.shutdown();
-  log(`connected to ${address}; model endpoint ${process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}; ${describeCodecs(payloadCodecs)}; ready`);
+  // Probed before "ready": an operator reads in the start-up line whether Bash will be sandboxed.
+  const sandbox = await worker.sandboxStatus();
+  log(
+    `connected to ${address}; model endpoint ${process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}; ${describeCodecs(payloadCodecs)}` +
+      `${sandbox ? `; ${describeSandbox(sandbox)}` : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
+  );
   await worker.run();
   await connection.close();
   log('stopped');

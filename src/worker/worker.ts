@@ -1,47 +1,82 @@
 /**
- * Wiring only: one process, three Temporal workers (DESIGN §1) sharing one connection —
+ * Wiring only: one process, three Temporal workers (ARCHITECTURE.md#the-shape) sharing one connection —
  * workflows on `agent`, model calls on `agent-model`, tools on `agent-tools`.
  */
 import { readFileSync } from 'node:fs';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import { TASK_QUEUES, taskQueuesFor } from '../shared/api';
 import { DEFAULT_PRICING, type PricingTable } from '../shared/pricing';
 import { createModelActivities } from '../activities/model';
+import { FleetLimitSync } from '../activities/fleet-limit';
+import { capsFromEnv, limiterFor, limitingFromEnv, type RateLimitCaps } from '../activities/rate-limit';
 import { createSessionStoreActivities } from '../activities/transcript';
 import { createToolActivities } from '../activities';
-import { createToolRegistry, type ToolDefinition } from '../activities/tools';
-import { codecFromEnv, encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../client/codec';
+import { createToolOps, createToolRegistry, type ToolDefinition, type ToolFs } from '../activities/tools';
+import { createSandbox, sandboxOptionsFromEnv, type SandboxOptions } from '../activities/sandbox';
+import type { SandboxStatus } from '../shared/sandbox';
+import { createHookActivities } from '../activities/hooks';
+import { createMcpActivities, isSdkMcpServer, McpPool, sdkServerTools, type McpSdkServerConfigWithInstance } from '../activities/mcp';
+import type { CodeHooks } from '../shared/hook-callbacks';
+import { codecFromEnv, encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../codec';
+import { expectOneKindWorker } from './sdk-logger';
+import { LiveHub } from '../activities/live/hub';
+import { liveServerOptionsFromEnv, startLiveServer, type LiveServer, type LiveServerOptions } from '../activities/live/server';
+import { PromptOffers, type PromptOfferStats } from '../activities/prompt-offers';
+import type { PromptSinks } from '../shared/prompt-offer';
+import { activityTracing, startTracing, telemetryFromEnv, workflowTracing, type TelemetryOptions } from './telemetry';
 
 export interface CreateWorkerOptions {
   /** An existing connection; otherwise one is opened to `address`. */
   connection?: NativeConnection;
   address?: string;
   namespace?: string;
-  /** Tools registered in addition to the built-ins. */
-  tools?: ToolDefinition[];
-  /** Model endpoint; defaults to OPENAI_BASE_URL / OPENAI_API_KEY. Secrets stay on workers (D9). */
+  /** Tools registered in addition to the built-ins, and in-process MCP servers made with
+   *  `createSdkMcpServer` (their tools are named `mcp__<server>__<tool>`; ARCHITECTURE.md#mcp). */
+  tools?: (ToolDefinition | McpSdkServerConfigWithInstance)[];
+  /** Code hooks, typed like the Claude Agent SDK's `hooks` option; they run on this worker's tools role.
+   *  An unknown event or a matcher that is not a regex fails start-up. */
+  hooks?: CodeHooks;
+  /** Model endpoint; defaults to OPENAI_BASE_URL / OPENAI_API_KEY. Secrets stay on workers (ARCHITECTURE.md#secrets-stay-on-workers). */
   model?: { baseURL?: string; apiKey?: string; streamIdleTimeoutMs?: number; heartbeatEveryMs?: number };
   /** JSON file overriding/extending the pricing table (DURABLE_AGENT_PRICING_FILE). */
   pricingFile?: string;
   /** A prebuilt workflow bundle (tests build it once); otherwise the workflows are bundled here. */
   workflowBundle?: { code: string } | { codePath: string };
-  /** Which of the three workers to run (default all). Tools run where the workspace is (D8). */
+  /** Which of the three workers to run (default all). Tools run where the workspace is (ARCHITECTURE.md#tools-pinned-to-their-host). */
   roles?: ('workflow' | 'model' | 'tools')[];
   /** The workflow queue (default `agent`); the model and tools queues are named after it. */
   taskQueue?: string;
-  /** Poll tools on this queue instead (e.g. `agent-tools@host`, DESIGN D8). */
+  /** Poll tools on this queue instead (e.g. `agent-tools@host`, ARCHITECTURE.md#tools-pinned-to-their-host). */
   toolsTaskQueue?: string;
+  /** Caps per model endpoint on this worker (ARCHITECTURE.md#rate-limits); default from DURABLE_AGENT_MODEL_MAX_CONCURRENT /
+   *  _RPM / _TPM. `false` (or DURABLE_AGENT_MODEL_RATE_LIMIT=0) turns rate limiting off entirely, headers included. */
+  rateLimits?: RateLimitCaps | false;
   /** Global cap on model calls per second across all workers of the model queue. */
   maxModelCallsPerSecond?: number;
   identity?: string;
+  /** How long a shutdown waits for in-flight activities before cancelling them (the SDK's
+   *  default, 0, cancels them at once: a running Bash command would end "aborted"). */
+  shutdownGraceMs?: number;
   log?: (line: string) => void;
+  /** Tracing (ARCHITECTURE.md#observability): default from the OTEL_* variables (off unless set); false = off. */
+  telemetry?: TelemetryOptions | false;
   /** Temporal worker tuning per role (concurrency slots, workflow cache), passed through as is;
    *  the SDK defaults (100 activities, 40 workflow tasks) cap a worker far below 1,000 sessions. */
   tuning?: { workflow?: WorkflowWorkerTuning; model?: ActivityWorkerTuning; tools?: ActivityWorkerTuning };
-  /** Payload codecs (encryption, compression; DESIGN D9); default from DURABLE_AGENT_ENCRYPTION_KEYS /
-   *  DURABLE_AGENT_COMPRESS (src/client/codec.ts); `[]` turns them off. Clients need the same. */
+  /** Payload codecs (encryption, compression; ARCHITECTURE.md#payload-codec); default from
+   *  DURABLE_AGENT_ENCRYPTION_KEYS / DURABLE_AGENT_COMPRESS (src/codec/); `[]` turns them off.
+   *  Clients need the same. */
   payloadCodecs?: PayloadCodec[];
+  /** The Bash sandbox (docs/ARCHITECTURE.md#bash-sandbox), over DURABLE_AGENT_BWRAP / DURABLE_AGENT_SANDBOX /
+   *  DURABLE_AGENT_SANDBOX_DENY_READ: e.g. `{bwrapPath: null}` for none, `{defaults: parseSandboxOption('required')}`. */
+  sandbox?: SandboxOptions;
+  /** The filesystem the built-in tools use (the ops seam, src/activities/tools/ops.ts): e.g. a
+   *  remote host's; default `node:fs`. */
+  toolFs?: ToolFs;
+  /** Where the model worker serves live tokens (ARCHITECTURE.md#live-tokens); default from
+   *  DURABLE_AGENT_LIVE_LISTEN / DURABLE_AGENT_LIVE_URL (loopback, a free port); false: not at all. */
+  live?: LiveServerOptions | false;
 }
 
 export type WorkflowWorkerTuning = Pick<
@@ -59,6 +94,12 @@ export interface AgentWorker {
   run(): Promise<void>;
   shutdown(): void;
   readonly connection: NativeConnection;
+  /** Whether this worker's Bash runs sandboxed (probed once); undefined without the tools role. */
+  sandboxStatus(): Promise<SandboxStatus | undefined>;
+  /** The live server's base URL, when this worker runs model calls and serves their tokens. */
+  readonly liveUrl?: string;
+  /** Prompts handed from this process's workflows to its model calls (ARCHITECTURE.md#prompt-offer); only with both roles. */
+  readonly promptOffers?: PromptOfferStats;
 }
 
 export function loadPricing(file: string | undefined): PricingTable {
@@ -73,7 +114,8 @@ export function loadPricing(file: string | undefined): PricingTable {
   const table: PricingTable = { ...DEFAULT_PRICING };
   for (const [model, v] of Object.entries(parsed as Record<string, Record<string, unknown>>)) {
     for (const field of ['input', 'output'] as const) {
-      if (typeof v?.[field] !== 'number') throw new Error(`pricing file ${file}: ${model}.${field}: expected a number (USD per million tokens)`);
+      if (typeof v?.[field] !== 'number')
+        throw new Error(`pricing file ${file}: ${model}.${field}: expected a number (USD per million tokens)`);
     }
     table[model] = {
       input: v.input as number,
@@ -125,14 +167,35 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
   const namespace = opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
   const connection = opts.connection ?? (await connectWithRetry(address, log));
   const roles = new Set(opts.roles ?? ['workflow', 'model', 'tools']);
-  const common: Partial<WorkerOptions> = { connection, namespace, ...(opts.identity ? { identity: opts.identity } : {}) };
+  const common: Partial<WorkerOptions> = {
+    connection,
+    namespace,
+    ...(opts.identity ? { identity: opts.identity } : {}),
+    ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
+  };
   const workers: Worker[] = [];
   const queues = taskQueuesFor(
     opts.taskQueue ?? process.env.DURABLE_AGENT_TASK_QUEUE ?? TASK_QUEUES.workflow,
     opts.toolsTaskQueue ?? process.env.DURABLE_AGENT_TOOLS_TASK_QUEUE,
   );
 
+  // A bad DURABLE_AGENT_LIVE_LISTEN fails start-up before any worker exists.
+  const liveOptions = !roles.has('model') ? undefined : opts.live === undefined ? liveServerOptionsFromEnv() : opts.live || undefined;
+  // Both roles here: model calls take the prompt their workflow offers instead of querying for it
+  // (ARCHITECTURE.md#prompt-offer). The sink exists either way, so workflows never call a missing one.
+  const promptOffers = roles.has('workflow') && roles.has('model') ? new PromptOffers() : undefined;
+  const sinks: InjectedSinks<PromptSinks> = { prompts: { offer: { fn: (_info, offer) => promptOffers?.offer(offer) } } };
+  const telemetry = opts.telemetry === undefined ? telemetryFromEnv() : opts.telemetry || undefined;
+  const tracing = telemetry ? startTracing(telemetry) : undefined;
+  const traced = tracing ? workflowTracing(tracing) : undefined;
+  if (traced && opts.workflowBundle && roles.has('workflow')) {
+    log(
+      'tracing: the prebuilt workflow bundle has no OpenTelemetry interceptors; workflow spans are left out (activity spans are recorded)',
+    );
+  }
+  const activityInterceptors = tracing ? { interceptors: { activity: activityTracing(tracing) } } : {};
   if (roles.has('workflow')) {
+    expectOneKindWorker(queues.workflow, 'workflows');
     workers.push(
       await Worker.create({
         ...common,
@@ -142,25 +205,37 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
         // When a worker dies holding sessions, their next workflow task (and the retried model
         // call's prompt query) waits on its sticky queue until this expires: keep it short so
         // recovery is bounded by the heartbeat timeout, not by the sticky wait (default 10 s).
-        stickyQueueScheduleToStartTimeout: '3s',
+        stickyQueueScheduleToStartTimeout: '1s',
+        sinks: { ...sinks, ...(traced?.sinks ?? {}) },
+        ...(traced && !opts.workflowBundle ? { interceptors: { workflowModules: traced.workflowModules } } : {}),
         ...opts.tuning?.workflow,
       }),
     );
   }
+  const hub = new LiveHub();
   if (roles.has('model')) {
+    expectOneKindWorker(queues.model, 'activities');
+    const baseURL = opts.model?.baseURL ?? process.env.OPENAI_BASE_URL;
+    const apiKey = opts.model?.apiKey ?? process.env.OPENAI_API_KEY;
+    const limiter =
+      opts.rateLimits === false || !limitingFromEnv() ? undefined : limiterFor(baseURL, apiKey, { ...capsFromEnv(), ...opts.rateLimits });
     workers.push(
       await Worker.create({
         ...common,
         taskQueue: queues.model,
         dataConverter: dataConverters.activity,
+        ...activityInterceptors,
         activities: {
           ...createSessionStoreActivities(),
           ...createModelActivities({
-          baseURL: opts.model?.baseURL ?? process.env.OPENAI_BASE_URL,
-          apiKey: opts.model?.apiKey ?? process.env.OPENAI_API_KEY,
-          pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
-          streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
-          heartbeatEveryMs: opts.model?.heartbeatEveryMs,
+            baseURL,
+            apiKey,
+            ...(limiter ? { limiter, fleet: new FleetLimitSync(queues.workflow) } : {}),
+            pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
+            streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
+            heartbeatEveryMs: opts.model?.heartbeatEveryMs,
+            live: hub,
+            promptOffers,
           }),
         },
         ...(opts.maxModelCallsPerSecond ? { maxTaskQueueActivitiesPerSecond: opts.maxModelCallsPerSecond } : {}),
@@ -168,22 +243,48 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       }),
     );
   }
+  let sandboxStatus: () => Promise<SandboxStatus | undefined> = async () => undefined;
+  // MCP server connections of this worker (ARCHITECTURE.md#mcp), closed when it stops.
+  const mcpPool = new McpPool();
   if (roles.has('tools')) {
+    const extraTools = (opts.tools ?? []).flatMap((t) => (isSdkMcpServer(t) ? sdkServerTools(t) : [t]));
+    const ops = createToolOps({
+      ...(opts.toolFs ? { fs: opts.toolFs } : {}),
+      sandbox: createSandbox({ ...sandboxOptionsFromEnv(), ...opts.sandbox }),
+    });
+    sandboxStatus = () => ops.sandbox.status();
+    expectOneKindWorker(queues.tools, 'activities');
     workers.push(
       await Worker.create({
         ...common,
         taskQueue: queues.tools,
         dataConverter: dataConverters.activity,
-        activities: createToolActivities(createToolRegistry(opts.tools ?? [])),
+        ...activityInterceptors,
+        activities: {
+          ...createToolActivities(createToolRegistry(extraTools), ops),
+          ...createMcpActivities(mcpPool),
+          ...createHookActivities({ codeHooks: opts.hooks, ops }),
+        },
         ...opts.tuning?.tools,
       }),
     );
   }
 
+  // Last, so a worker that failed to start leaves no server behind; activities run only from run().
+  const live: LiveServer | undefined = liveOptions ? await startLiveServer(hub, liveOptions) : undefined;
   return {
     connection,
+    sandboxStatus,
+    ...(live ? { liveUrl: live.url } : {}),
+    ...(promptOffers ? { promptOffers: promptOffers.stats } : {}),
     run: async () => {
-      await Promise.all(workers.map((w) => w.run()));
+      try {
+        await Promise.all(workers.map((w) => w.run()));
+      } finally {
+        await live?.close();
+        await tracing?.shutdown();
+        await mcpPool.closeAll();
+      }
     },
     shutdown: () => {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();

@@ -52,6 +52,7 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   ParentClosePolicy,
+  patched,
   setHandler,
   workflowInfo,
   WorkflowIdReusePolicy,
@@ -65,18 +66,22 @@ import {
   grantSignal,
   jobStateQuery,
   jobWorkflowIdFor,
+  pingSignal,
   progressQuery,
   releaseSignal,
   sessionIdFor,
   setConcurrencySignal,
+  spendSignal,
   startSearchAttributes,
   MAX_CONCURRENCY,
   type BatchCarried,
   type BatchInput,
   type BatchJobInput,
   type BatchProgress,
+  type Grant,
   type JobOutcome,
   type JobRelease,
+  type JobSpend,
   type JobState,
 } from '../shared/batch';
 
@@ -86,7 +91,17 @@ const CANCEL_GRACE = '10 minutes';
 const CANCEL_CHUNK = 200;
 
 export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
-  const settings = BatchSettings.parse({ batchId: input.batchId, concurrency: input.concurrency, total: input.total, eventsPerRun: input.eventsPerRun });
+  const settings = BatchSettings.parse({
+    batchId: input.batchId,
+    concurrency: input.concurrency,
+    total: input.total,
+    eventsPerRun: input.eventsPerRun,
+    maxBudgetUsd: input.maxBudgetUsd,
+    livenessCheckMs: input.livenessCheckMs,
+  });
+  // Budget and the liveness check of granted jobs (ARCHITECTURE.md#batch-budget) add commands.
+  const budget = settings.maxBudgetUsd !== undefined && patched('batch-budget') ? settings.maxBudgetUsd : undefined;
+  const liveness = patched('batch-liveness');
   const s: BatchCarried = input.carried ?? {
     schemaVersion: 1,
     concurrency: settings.concurrency,
@@ -99,13 +114,21 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
     costUsd: 0,
     turns: 0,
     runs: 0,
+    skipped: 0,
   };
   s.runs++;
+  s.skipped ??= 0;
   const waiting = new Set(s.waiting);
   const running = new Set(s.running);
+  /** What running jobs' sessions report having spent so far (`spend` signals); dropped at release. */
+  const spending = new Map(Object.entries(s.spending ?? {}));
+  const runningCost = () => [...spending.values()].reduce((a, b) => a + b, 0);
+  /** A job left the running set: its reported spend is replaced by its final cost (or nothing). */
+  const leave = (jobId: string) => spending.delete(jobId);
   let cancelling = false;
 
-  const finished = () => s.completed + s.failed + s.cancelled >= settings.total && waiting.size === 0 && running.size === 0;
+  const finished = () =>
+    s.completed + s.failed + s.cancelled + (s.skipped ?? 0) >= settings.total && waiting.size === 0 && running.size === 0;
   const progress = (): BatchProgress => ({
     batchId: settings.batchId,
     concurrency: s.concurrency,
@@ -116,7 +139,10 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
     completed: s.completed,
     failed: s.failed,
     cancelled: s.cancelled,
+    skipped: s.skipped ?? 0,
+    ...(budget !== undefined ? { maxBudgetUsd: budget } : {}),
     costUsd: s.costUsd,
+    runningCostUsd: runningCost(),
     turns: s.turns,
     run: s.runs,
     done: finished(),
@@ -128,30 +154,67 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
     s.registered++;
   });
   setHandler(releaseSignal, (r: JobRelease) => {
+    leave(r.jobId);
     if (!running.delete(r.jobId) && !waiting.delete(r.jobId)) return;
     count(s, r.status, r.costUsd, r.turns);
+  });
+  // Totals, not increments: a late or repeated report never lowers what is known (ARCHITECTURE.md#batch-budget).
+  setHandler(spendSignal, ({ jobId, costUsd }: JobSpend) => {
+    if (!running.has(jobId) || typeof costUsd !== 'number' || !Number.isFinite(costUsd) || costUsd <= (spending.get(jobId) ?? 0)) return;
+    spending.set(jobId, costUsd);
   });
   setHandler(progressQuery, progress);
   setHandler(setConcurrencySignal, (n) => {
     if (Number.isInteger(n) && n >= 1 && n <= MAX_CONCURRENCY) s.concurrency = n;
   });
 
-  const canGrant = () => !cancelling && waiting.size > 0 && running.size < s.concurrency;
+  // The batch's spend: finished jobs' final costs plus what running jobs have reported so far.
+  const spent = () => budget !== undefined && s.costUsd + runningCost() >= budget;
+  const canGrant = () => !cancelling && waiting.size > 0 && (spent() || running.size < s.concurrency);
+  /** When granted jobs were last checked for having been closed by hand. */
+  let checkedAt = Date.now();
+  const checkDue = () => liveness && running.size > 0 && Date.now() - checkedAt >= settings.livenessCheckMs;
   const historyFull = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= settings.eventsPerRun;
 
   try {
     for (;;) {
-      await condition(() => finished() || canGrant() || historyFull());
+      const wake = () => finished() || canGrant() || historyFull();
+      if (liveness && running.size > 0) await condition(wake, Math.max(1_000, checkedAt + settings.livenessCheckMs - Date.now()));
+      else await condition(wake);
       if (finished()) return progress();
       const grants: Promise<void>[] = [];
       // Sets iterate in insertion order: oldest waiting job first.
       for (const jobId of waiting) {
+        if (spent()) {
+          // The budget is spent: no job that has not started ever will (`skipped_budget`).
+          waiting.delete(jobId);
+          running.add(jobId);
+          grants.push(grant(settings.batchId, jobId, { skip: 'budget' }, () => running.delete(jobId) && count(s, 'skipped_budget', 0, 0)));
+          continue;
+        }
         if (running.size >= s.concurrency) break;
         waiting.delete(jobId);
         running.add(jobId);
-        grants.push(grant(settings.batchId, jobId, () => {
-          if (running.delete(jobId)) count(s, 'failed', 0, 0);
-        }));
+        // With a budget, the job's cap is what is left of it (its own maxBudgetUsd still applies).
+        const g: Grant | undefined = budget !== undefined ? { capUsd: Math.max(0, budget - s.costUsd - runningCost()) } : undefined;
+        grants.push(
+          grant(settings.batchId, jobId, g, () => {
+            leave(jobId);
+            if (running.delete(jobId)) count(s, 'failed', 0, 0);
+          }),
+        );
+      }
+      if (checkDue()) {
+        // A job workflow terminated by hand never releases its slot: a signal to it fails, and that frees it.
+        checkedAt = Date.now();
+        for (const jobId of running) {
+          grants.push(
+            ping(settings.batchId, jobId, () => {
+              leave(jobId);
+              if (running.delete(jobId)) count(s, 'failed', 0, 0);
+            }),
+          );
+        }
       }
       await Promise.all(grants);
       // Rest even with jobs waiting (signals may never stop coming): they are carried over.
@@ -159,6 +222,8 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
         await condition(allHandlersFinished);
         s.waiting = [...waiting];
         s.running = [...running];
+        if (spending.size > 0) s.spending = Object.fromEntries(spending);
+        else delete s.spending;
         await continueAsNew<typeof agentBatch>({ ...settings, carried: s });
       }
     }
@@ -173,15 +238,27 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
 function count(s: BatchCarried, status: JobRelease['status'], costUsd: number, turns: number): void {
   if (status === 'completed') s.completed++;
   else if (status === 'cancelled') s.cancelled++;
+  else if (status === 'skipped_budget') s.skipped = (s.skipped ?? 0) + 1;
   else s.failed++;
   s.costUsd += typeof costUsd === 'number' ? costUsd : 0;
   s.turns += typeof turns === 'number' ? turns : 0;
 }
 
 /** Tell a job workflow it may start; if it is gone (terminated by hand), free its slot. */
-async function grant(batchId: string, jobId: string, onGone: () => void): Promise<void> {
+async function grant(batchId: string, jobId: string, g: Grant | undefined, onGone: () => unknown): Promise<void> {
   try {
-    await getExternalWorkflowHandle(jobWorkflowIdFor(batchId, jobId)).signal(grantSignal);
+    const handle = getExternalWorkflowHandle(jobWorkflowIdFor(batchId, jobId));
+    await (g ? handle.signal(grantSignal, g) : handle.signal(grantSignal));
+  } catch (e) {
+    if (isCancellation(e)) throw e;
+    onGone();
+  }
+}
+
+/** Signal a granted job; if it is closed without having released its slot, free the slot. */
+async function ping(batchId: string, jobId: string, onGone: () => void): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(jobWorkflowIdFor(batchId, jobId)).signal(pingSignal);
   } catch (e) {
     if (isCancellation(e)) throw e;
     onGone();
@@ -219,7 +296,12 @@ export async function agentBatchJob(input: BatchJobInput): Promise<JobOutcome> {
   const sessionId = sessionIdFor(batchId, jobId);
   let state: JobState = 'waiting';
   let granted = false;
-  setHandler(grantSignal, () => void (granted = true));
+  let grantArgs: Grant | undefined;
+  setHandler(grantSignal, (g?: Grant) => {
+    granted = true;
+    grantArgs = g;
+  });
+  setHandler(pingSignal, () => undefined);
   setHandler(jobStateQuery, () => ({ state, sessionId }));
   const batch = getExternalWorkflowHandle(batchId);
   const base = { id: jobId, index, sessionId, turns: 0, costUsd: 0 };
@@ -235,8 +317,25 @@ export async function agentBatchJob(input: BatchJobInput): Promise<JobOutcome> {
   let outcome: JobOutcome;
   try {
     await condition(() => granted);
+    if (grantArgs?.skip === 'budget') {
+      state = 'done';
+      const skipped: JobOutcome = { ...base, status: 'skipped_budget', error: 'not started: the batch budget was spent' };
+      const release: JobRelease = { jobId, status: 'skipped_budget', costUsd: 0, turns: 0 };
+      await CancellationScope.nonCancellable(() => batch.signal(releaseSignal, release)).catch(() => undefined);
+      return skipped;
+    }
     state = 'running';
-    const config = parseSessionConfig({ ...input.options, sessionId, batchId, startedAt: new Date().toISOString() });
+    // The batch budget left when the slot was granted caps the session; its own cap still applies.
+    const cap = grantArgs?.capUsd;
+    const own = input.options.maxBudgetUsd;
+    const maxBudgetUsd = typeof cap === 'number' ? (typeof own === 'number' ? Math.min(own, cap) : cap) : own;
+    const config = parseSessionConfig({
+      ...input.options,
+      ...(maxBudgetUsd !== undefined ? { maxBudgetUsd } : {}),
+      sessionId,
+      batchId,
+      startedAt: new Date().toISOString(),
+    });
     const result = (await executeChild(WORKFLOW_TYPE, {
       workflowId: sessionId,
       taskQueue: workflowInfo().taskQueue,

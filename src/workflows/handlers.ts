@@ -1,14 +1,17 @@
 /**
- * The session's signals, updates and queries (DESIGN §4). Handlers only record intent in state;
+ * The session's signals, updates and queries (ARCHITECTURE.md#the-shape). Handlers only record intent in state;
  * the loop acts on it at its next safe point.
  */
 import { CancellationScope, setHandler } from '@temporalio/workflow';
 import * as api from '../shared/api';
+import { answerProblem, pendingPermissionsQuery, respondToPermissionUpdate } from '../shared/approvals';
 import { PermissionMode } from '../shared/config';
 import type { EventLog, LoopState } from './state';
 import { usageView } from './state';
 import { jsonBytes } from '../shared/payload';
-import type { ExitReason } from './decide';
+import { apiErrorCategory } from '../shared/sdk-shapes';
+import type { ExitReason } from './turn';
+import { acceptSubagentEvents } from './subagents';
 
 /** A query answer is one payload: it must stay under the 2 MiB payload limit (and 4 MiB gRPC). */
 export const QUERY_PAGE_BYTES = 1024 * 1024;
@@ -45,8 +48,17 @@ export function installHandlers(s: SessionControl): void {
       log.emit({ type: 'system', subtype: 'warning', message: `setPermissionMode ignored: unknown mode ${JSON.stringify(mode)}` });
       return;
     }
+    if (parsed.data === 'bypassPermissions' && state.settings?.bypassDisabled) {
+      log.emit({
+        type: 'system',
+        subtype: 'warning',
+        message: 'setPermissionMode ignored: bypassPermissions is disabled by a settings file (disableBypassPermissionsMode)',
+      });
+      return;
+    }
     state.permissionMode = parsed.data;
   });
+  setHandler(api.subagentEventsSignal, (batch) => acceptSubagentEvents(state, log, batch));
   setHandler(api.setMaxThinkingTokensSignal, (tokens) => {
     state.maxThinkingTokens = typeof tokens === 'number' && tokens >= 0 ? tokens : null;
   });
@@ -58,15 +70,20 @@ export function installHandlers(s: SessionControl): void {
       max_retries: n.maxRetries,
       retry_delay_ms: n.retryDelayMs,
       error_status: n.errorStatus,
-      error: n.error,
+      error: apiErrorCategory(n.errorStatus),
+      error_message: n.error,
+      ...(typeof n.reason === 'string' ? { reason: n.reason } : {}),
     });
   });
 
+  const turnRunning = () => s.status === 'running' || s.status === 'waiting_for_approval';
   const accept = (input: api.UserInput): { turnId: string; duplicate: boolean } => {
     const seen = input.id ? state.seenMessageIds.find((m) => m.id === input.id) : undefined;
     if (seen) return { turnId: seen.turnId, duplicate: true };
-    const turnId = `turn-${++state.userTurns}`;
-    state.inbox.push({ ...input, turnId });
+    // A steer joins the running turn; anything else starts a turn of its own.
+    const steer = input.steer === true && turnRunning();
+    const turnId = steer ? `turn-${state.userTurns}` : `turn-${++state.userTurns}`;
+    state.inbox.push({ text: input.text, ...(input.id ? { id: input.id } : {}), turnId, ...(steer ? { steer: true } : {}) });
     if (input.id) {
       state.seenMessageIds.push({ id: input.id, turnId });
       if (state.seenMessageIds.length > REMEMBERED_MESSAGE_IDS) state.seenMessageIds.shift();
@@ -75,16 +92,29 @@ export function installHandlers(s: SessionControl): void {
   };
   setHandler(api.sendMessageUpdate, (input) => accept(input), {
     validator: (input) => {
-      if (!input || typeof input.text !== 'string' || input.text.trim() === '') throw new Error('sendMessage: `text` must be a non-empty string');
+      if (!input || typeof input.text !== 'string' || input.text.trim() === '')
+        throw new Error('sendMessage: `text` must be a non-empty string');
       if (input.id !== undefined && typeof input.id !== 'string') throw new Error('sendMessage: `id` must be a string');
-      if (!state.config.interactive) throw new Error('sendMessage: this session is not interactive (start it with interactive: true)');
+      if (input.steer !== undefined && typeof input.steer !== 'boolean') throw new Error('sendMessage: `steer` must be a boolean');
+      if (!state.config.interactive && !(input.steer === true && turnRunning())) {
+        throw new Error(
+          input.steer
+            ? 'sendMessage: nothing to steer: this one-shot session is not running a turn'
+            : 'sendMessage: this session is not interactive (start it with interactive: true); a running turn can be steered with steer: true',
+        );
+      }
       const dup = input.id !== undefined && state.seenMessageIds.some((m) => m.id === input.id);
       if ((state.closed || s.status === 'completed') && !dup) throw new Error('sendMessage: the session is closed');
     },
   });
   setHandler(api.userMessageSignal, (input) => {
-    if (!state.config.interactive || state.closed || typeof input?.text !== 'string' || !input.text.trim()) {
-      log.emit({ type: 'system', subtype: 'warning', message: 'userMessage ignored: the session is not interactive, is closed, or the text is empty' });
+    const canTake = state.config.interactive || (input?.steer === true && turnRunning());
+    if (!canTake || state.closed || typeof input?.text !== 'string' || !input.text.trim()) {
+      log.emit({
+        type: 'system',
+        subtype: 'warning',
+        message: 'userMessage ignored: the session is not interactive (and no turn is running to steer), is closed, or the text is empty',
+      });
       return;
     }
     accept(input);
@@ -93,9 +123,41 @@ export function installHandlers(s: SessionControl): void {
     state.closed = true;
   });
 
+  setHandler(
+    respondToPermissionUpdate,
+    (answer) => {
+      const approvals = state.approvals;
+      const request = approvals.pending.find((p) => p.requestId === answer.requestId)!;
+      approvals.answers[answer.requestId] = answer;
+      const rulesAdded =
+        answer.behavior === 'allow' && answer.always ? request.suggestions.filter((r) => !approvals.sessionAllowRules.includes(r)) : [];
+      approvals.sessionAllowRules.push(...rulesAdded);
+      // The SDK's `interrupt: true`: the denied call gets its answer, then the turn stops.
+      if (answer.behavior === 'deny' && answer.interrupt) state.interrupted = true;
+      log.emit({
+        type: 'system',
+        subtype: 'permission_resolved',
+        request_id: answer.requestId,
+        tool_use_id: request.toolUseId,
+        behavior: answer.behavior,
+        rules_added: rulesAdded,
+      });
+      return { applied: true as const, rulesAdded };
+    },
+    {
+      validator: (answer) => {
+        // Answered but not yet taken by the waiting call counts as answered.
+        const open = state.approvals.pending.filter((p) => state.approvals.answers[p.requestId] === undefined);
+        const problem = answerProblem(answer, open);
+        if (problem) throw new Error(problem);
+      },
+    },
+  );
+  setHandler(pendingPermissionsQuery, () => state.approvals.pending.filter((p) => state.approvals.answers[p.requestId] === undefined));
+
   setHandler(api.usageQuery, () => usageView(state));
   setHandler(api.turnCountQuery, () => state.turnCount);
-  setHandler(api.stateQuery, () => ({
+  setHandler(api.sessionViewQuery, () => ({
     status: s.status,
     exitReason: s.exitReason,
     model: state.model,
@@ -105,6 +167,9 @@ export function installHandlers(s: SessionControl): void {
     pendingTools: [...s.pending],
     todos: state.todos,
     messageCount: state.messages.length,
+    pendingPermissions: state.approvals.pending,
+    subagents: state.subagents ?? [],
+    ...(state.mcpServers ? { mcpServers: state.mcpServers } : {}),
   }));
   setHandler(api.eventsQuery, (opts) => {
     const events = byteBoundedPage(log.page(opts?.after, opts?.limit ?? 1000));
@@ -115,7 +180,8 @@ export function installHandlers(s: SessionControl): void {
     const start = opts?.start ?? 0;
     return byteBoundedPage(state.messages.slice(start, start + (opts?.limit ?? state.messages.length)));
   });
-  setHandler(api.promptQuery, (args) => promptPage(state, args));
+  // The newest event's seq lets a live stream be shown after the events before its call (ARCHITECTURE.md#live-tokens).
+  setHandler(api.promptQuery, (args) => ({ ...promptPage(state, args), lastSeq: state.nextSeq - 1 }));
 }
 
 /** One page of the prompt; the whole answer (system prompt and tools included) fits `maxBytes`. */

@@ -11,7 +11,7 @@ const keys = SEARCH_ATTRIBUTE_KEYS;
 
 const COUNTER_EVERY_TURNS = 10;
 
-export function indexSession(state: LoopState, status: string): void {
+export function upsertSessionSearchAttributes(state: LoopState, status: string): void {
   if (!state.config.searchAttributes) return;
   const last = state.indexed;
   const changed = status !== last.status || state.model !== last.model;

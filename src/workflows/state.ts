@@ -1,17 +1,65 @@
 /**
  * The session's durable state: one JSON-safe object (no Map/Set/classes) with a schema
  * version, so it can be carried through continue-as-new and read back by a newer worker.
+ *
+ * Past 300 lines because the shape, its migration from older versions, the event log and the
+ * result built from it must change together.
  */
+import type { McpServerState } from '../shared/mcp';
 import type { SessionConfig, PermissionMode } from '../shared/config';
-import type { SessionUsage, TodoItem, UserInput } from '../shared/api';
-import type { ModelUsageEntry, NewEvent, ResultMessage, SDKMessage } from '../shared/events';
+import type { SessionUsage, SubagentRecord, TodoItem, UserInput } from '../shared/api';
+import { toUuid, type ModelUsageEntry, type NewEvent, type ResultMessage, type SessionEvent } from '../shared/events';
 import { emptyUsage, type AssistantReply, type Message, type Usage } from '../shared/messages';
 import type { ToolSpec } from '../shared/tools';
+import type { PendingPermission, PermissionAnswer } from '../shared/approvals';
+import type { LoadedSettings } from '../shared/hooks';
 import { normalizePath } from '../shared/tools';
-import type { ExitReason } from './decide';
-import { resultSubtype } from './decide';
+import { sdkModelUsage, sdkToolInput, sdkUsage } from '../shared/sdk-shapes';
+import type { ExitReason } from './turn';
+import { resultSubtype } from './turn';
 
-export const STATE_SCHEMA_VERSION = 1;
+/**
+ * Version of the carried state's shape. A newer worker migrates older versions on start
+ * (`migrateCarriedState`); a version it does not know fails the workflow task loudly, so an
+ * older worker in a rolling deploy leaves the session to a newer one instead of misreading it.
+ *
+ * 1: first shape. 2: `turn` (error notes, stop reason, done message) moved into the state;
+ * `approvals` (pending permission requests, their answers, rules added by `always`); `settings`.
+ */
+export const STATE_SCHEMA_VERSION = 2;
+
+/**
+ * What the current user turn has gathered for its result. Lives in the carried state because a
+ * run may continue-as-new between two model calls of one turn.
+ */
+export interface TurnRecord {
+  /** Notes for the result's `errors` (a failed model before its fallback, a failed summary…). */
+  errors: string[];
+  stopReason: ResultMessage['stop_reason'];
+  /** The TaskComplete message or final summary, when there is one: the result's text. */
+  doneMessage: string | null;
+  /** Consecutive times a Stop hook kept this turn going. */
+  stopHookContinuations: number;
+  /** A hook answered `continue: false`: the turn ends after the current step, with this reason. */
+  hookStop: string | null;
+}
+
+export function newTurnRecord(): TurnRecord {
+  return { errors: [], stopReason: null, doneMessage: null, stopHookContinuations: 0, hookStop: null };
+}
+
+/** What `loadSettings` returned at start: rules and which events have hooks (never commands). */
+export interface SessionSettings {
+  allow: string[];
+  deny: string[];
+  ask: string[];
+  additionalDirectories: string[];
+  hookMatchers: LoadedSettings['hookMatchers'];
+  /** A settings file said `disableBypassPermissionsMode: "disable"`. */
+  bypassDisabled?: boolean;
+  /** Fingerprint of the hooks found at start: runHooks refuses to run hooks that changed since. */
+  hooksDigest?: string;
+}
 
 export interface LoopState {
   schemaVersion: number;
@@ -30,7 +78,7 @@ export interface LoopState {
   /** Read-before-edit stamps: normalised path → mtime (ms) when last read or written. */
   fileStamps: Record<string, number>;
   todos: TodoItem[];
-  permissionDenials: ResultMessage['permission_denials'];
+  permissionDenials: { tool_name: string; tool_use_id: string; tool_input: unknown }[];
   interrupted: boolean;
   /** Next event sequence number; continues across runs. */
   nextSeq: number;
@@ -42,6 +90,8 @@ export interface LoopState {
   inbox: (UserInput & { turnId: string })[];
   seenMessageIds: { id: string; turnId: string }[];
   userTurns: number;
+  /** User turns answered with a result (rounds), for `maxRounds`. */
+  roundsCompleted: number;
   awaitingInput: boolean;
   closed: boolean;
   lastResult: ResultMessage | null;
@@ -55,12 +105,34 @@ export interface LoopState {
   compactions: number;
   /** The search attribute values last written (see search-attributes.ts). */
   indexed: { status: string; model: string; turns: number };
+  turn: TurnRecord;
+  approvals: Approvals;
+  /** null: a session started before settings were loaded (or its recorded history). */
+  settings: SessionSettings | null;
+  /** Subagents started by `Task` (ARCHITECTURE.md#subagents); absent in states carried by older workers. */
+  subagents?: SubagentRecord[];
+  /** The MCP servers' status from the last listing (ARCHITECTURE.md#mcp); absent without servers. */
+  mcpServers?: McpServerState[];
+}
+
+/** Durable human approval (ARCHITECTURE.md#durable-approval). */
+export interface Approvals {
+  pending: PendingPermission[];
+  /** Answers received and not yet taken by the waiting call, by request id. */
+  answers: Record<string, PermissionAnswer>;
+  nextId: number;
+  /** Allow rules added by answers given with `always`. */
+  sessionAllowRules: string[];
+}
+
+export function noApprovals(): Approvals {
+  return { pending: [], answers: {}, nextId: 0, sessionAllowRules: [] };
 }
 
 /** What continue-as-new carries: the state plus the tail of the event log for slow readers. */
 export interface CarriedState {
   state: LoopState;
-  recentEvents: SDKMessage[];
+  recentEvents: SessionEvent[];
 }
 
 export function initialState(config: SessionConfig, sessionId: string, nowMs: number): LoopState {
@@ -89,6 +161,7 @@ export function initialState(config: SessionConfig, sessionId: string, nowMs: nu
     inbox: [],
     seenMessageIds: [],
     userTurns: 1,
+    roundsCompleted: 0,
     awaitingInput: false,
     closed: false,
     lastResult: null,
@@ -98,23 +171,54 @@ export function initialState(config: SessionConfig, sessionId: string, nowMs: nu
     pendingNotices: [],
     compactions: 0,
     indexed: { status: '', model: '', turns: -1 },
+    turn: newTurnRecord(),
+    approvals: noApprovals(),
+    settings: null,
+    subagents: [],
   };
+}
+
+/**
+ * Bring a carried state written by an older worker to the current shape. Throws (failing the
+ * workflow task, which Temporal retries) on a version this code does not know.
+ */
+export function migrateCarriedState(carried: CarriedState): CarriedState {
+  const state = carried.state as LoopState & { schemaVersion: number };
+  const version = state.schemaVersion;
+  if (version === STATE_SCHEMA_VERSION) return carried;
+  if (version === 1) {
+    const upgraded = {
+      ...state,
+      schemaVersion: STATE_SCHEMA_VERSION,
+      turn: newTurnRecord(),
+      approvals: noApprovals(),
+      settings: null,
+      roundsCompleted: state.userTurns - (state.awaitingInput ? 0 : 1),
+    };
+    return { ...carried, state: upgraded };
+  }
+  throw new Error(
+    `Carried session state has schemaVersion ${JSON.stringify(version)}, which this worker does not know (it reads 1..${STATE_SCHEMA_VERSION}). ` +
+      'A newer worker wrote it: deploy that version on this task queue; the session waits until one picks it up.',
+  );
 }
 
 /** An append-only log of SDK messages, kept in memory and served by the `events` query. */
 export class EventLog {
-  readonly events: SDKMessage[];
+  readonly events: SessionEvent[];
+  /** Called with every event emitted (a subagent forwards its events to its parent). */
+  onEmit: ((e: SessionEvent) => void) | undefined;
   constructor(
     private readonly state: LoopState,
     private readonly newUuid: () => string,
-    carried: SDKMessage[] = [],
+    carried: SessionEvent[] = [],
   ) {
     this.events = [...carried];
   }
 
   /** The newest events, at most `maxBytes` of JSON: what a new run keeps for slow readers. */
-  tail(maxCount: number, maxBytes: number): SDKMessage[] {
-    const out: SDKMessage[] = [];
+  tail(maxCount: number, maxBytes: number): SessionEvent[] {
+    const out: SessionEvent[] = [];
     let bytes = 0;
     for (let i = this.events.length - 1; i >= 0 && out.length < maxCount; i--) {
       bytes += JSON.stringify(this.events[i]).length;
@@ -124,14 +228,15 @@ export class EventLog {
     return out;
   }
 
-  emit(e: NewEvent): SDKMessage {
-    const msg = { ...e, uuid: this.newUuid(), session_id: this.state.sessionId, seq: this.state.nextSeq++ } as SDKMessage;
+  emit(e: NewEvent): SessionEvent {
+    const msg = { ...e, uuid: toUuid(this.newUuid()), session_id: this.state.sessionId, seq: this.state.nextSeq++ } as SessionEvent;
     this.events.push(msg);
+    this.onEmit?.(msg);
     return msg;
   }
 
   /** Events with seq > after (all when after is undefined). */
-  page(after: number | undefined, limit: number): SDKMessage[] {
+  page(after: number | undefined, limit: number): SessionEvent[] {
     const from = after === undefined ? 0 : this.events.findIndex((e) => e.seq > after);
     if (from === -1) return [];
     return this.events.slice(from, from + limit);
@@ -147,6 +252,7 @@ export function accountReply(state: LoopState, reply: AssistantReply): void {
   state.usage.cache_creation_input_tokens += u.cache_creation_input_tokens;
   state.costUsd += reply.costUsd;
   state.apiDurationMs += reply.durationMs;
+  // `costUSD`: the SDK's spelling, because `perModel` is copied into the result's `modelUsage`.
   const m = (state.perModel[reply.model] ??= {
     inputTokens: 0,
     outputTokens: 0,
@@ -202,26 +308,24 @@ export function lastAssistantText(state: LoopState): string {
   return '';
 }
 
-export function buildResult(
-  state: LoopState,
-  opts: { exit: ExitReason; nowMs: number; stopReason: ResultMessage['stop_reason']; errors: string[]; resultText?: string },
-): NewEvent & { type: 'result' } {
+export function buildResult(state: LoopState, opts: { exit: ExitReason; nowMs: number }): NewEvent & { type: 'result' } {
+  const { errors, stopReason, doneMessage } = state.turn;
+  const resultText = doneMessage ?? undefined;
   const subtype = resultSubtype(opts.exit);
-  const isError = subtype !== 'success';
-  return {
-    type: 'result',
-    subtype,
-    is_error: isError,
+  const base = {
+    type: 'result' as const,
+    is_error: subtype !== 'success',
     num_turns: state.turnCount,
     duration_ms: opts.nowMs - state.startedAtMs,
     duration_api_ms: state.apiDurationMs,
     total_cost_usd: state.costUsd,
-    usage: { ...state.usage },
-    modelUsage: JSON.parse(JSON.stringify(state.perModel)),
-    permission_denials: [...state.permissionDenials],
-    ...(isError ? { errors: [...opts.errors] } : {}),
-    ...(!isError || opts.resultText !== undefined ? { result: opts.resultText ?? lastAssistantText(state) } : {}),
-    stop_reason: opts.stopReason,
+    usage: sdkUsage(state.usage),
+    modelUsage: sdkModelUsage(state.perModel, state.config.maxOutputTokens),
+    permission_denials: state.permissionDenials.map((d) => ({ ...d, tool_input: sdkToolInput(d.tool_input) })),
+    stop_reason: stopReason,
     exit_reason: opts.exit,
   };
+  // The SDK's success and error results are separate types: `result` on success, `errors` otherwise.
+  if (subtype === 'success') return { ...base, subtype, result: resultText ?? lastAssistantText(state) };
+  return { ...base, subtype, errors: [...errors], ...(resultText !== undefined ? { result: resultText } : {}) };
 }

@@ -7,19 +7,13 @@ import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import { batchStatus, submitBatch } from '../../src/client/batch';
 import { readJobsFile } from '../../src/client/jobs-file';
-import { BATCH_JOB_WORKFLOW_TYPE, jobWorkflowIdFor, progressQuery, sessionIdFor } from '../../src/shared/batch';
-import { scenarioTag, startHarness, type Harness } from '../helpers/harness';
-import { cli, cliEnv, jsonLines, spawnCli } from '../cli/helpers';
+import { BATCH_JOB_WORKFLOW_TYPE, jobWorkflowIdFor, progressQuery, sessionIdFor, type BatchInput } from '../../src/shared/batch';
+import { scenarioTag, useHarness } from '../helpers/harness';
+import { cli, jsonLines, spawnCli } from '../cli/helpers';
+import { workflowExists } from '../helpers/exists';
+import { waitFor } from '../helpers/wait';
 
-let h: Harness;
-let env: NodeJS.ProcessEnv;
-beforeAll(async () => {
-  h = await startHarness({ tuning: { workflow: { maxCachedWorkflows: 1000, maxConcurrentWorkflowTaskExecutions: 100 } } });
-  env = cliEnv(h);
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({ tuning: { workflow: { maxCachedWorkflows: 1000, maxConcurrentWorkflowTaskExecutions: 100 } } });
 
 /** Batch ids unique to this run, so a reused server (TEMPORAL_TEST_ADDRESS) never has them already. */
 const RUN = Date.now().toString(36);
@@ -42,15 +36,7 @@ function jobsFile(prefix: string, n: number, opts: { delayMs?: number; ext?: 'js
   return file;
 }
 
-async function exists(workflowId: string): Promise<boolean> {
-  return h.client.client.workflow
-    .getHandle(workflowId)
-    .describe()
-    .then(
-      () => true,
-      () => false,
-    );
-}
+const exists = (workflowId: string) => workflowExists(h.client, workflowId);
 
 /** The largest number of sessions whose [start, close] intervals overlap (server timestamps). */
 function maxOverlap(intervals: { start: number; close: number }[]): number {
@@ -67,8 +53,11 @@ function maxOverlap(intervals: { start: number; close: number }[]): number {
 
 test('a bad job prints its line and field, exits 2, and starts nothing', async () => {
   const file = path.join(h.workspace(), 'jobs.jsonl');
-  writeFileSync(file, [JSON.stringify({ prompt: 'fine' }), JSON.stringify({ prompt: 'fine too' }), JSON.stringify({ prompt: 'x', maxTurns: 0 })].join('\n'));
-  const r = await cli(['submit', file, '--batch-id', `never-${RUN}`], { env });
+  writeFileSync(
+    file,
+    [JSON.stringify({ prompt: 'fine' }), JSON.stringify({ prompt: 'fine too' }), JSON.stringify({ prompt: 'x', maxTurns: 0 })].join('\n'),
+  );
+  const r = await cli(['submit', file, '--batch-id', `never-${RUN}`], { env: h.env });
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/jobs\.jsonl:3: maxTurns: /);
   expect(await exists(`never-${RUN}`)).toBe(false);
@@ -76,7 +65,7 @@ test('a bad job prints its line and field, exits 2, and starts nothing', async (
 
   const yaml = path.join(h.workspace(), 'jobs.yaml');
   writeFileSync(yaml, '- prompt: fine\n- prompt: also fine\n  permissionMode: sometimes\n');
-  const y = await cli(['submit', yaml, '--batch-id', `never-${RUN}`], { env });
+  const y = await cli(['submit', yaml, '--batch-id', `never-${RUN}`], { env: h.env });
   expect(y.code).toBe(2);
   expect(y.stderr).toMatch(/jobs\.yaml:3: permissionMode: /);
   expect(await exists(`never-${RUN}`)).toBe(false);
@@ -106,21 +95,23 @@ test('200 jobs at --concurrency 20: never more than 20 running; killed submitter
   })();
 
   const args = ['submit', file, '--concurrency', '20', '--batch-id', batchId];
-  const first = spawnCli(args, { env: { ...env, DURABLE_AGENT_SUBMIT_CHUNK: '5' } });
-  await first.waitFor(/submitted 40\/200/);
+  const first = spawnCli(args, { env: { ...h.env, DURABLE_AGENT_SUBMIT_CHUNK: '5' } });
+  await first.waitForLine(/submitted 40\/200/);
   first.child.kill('SIGKILL');
   const killed = await first.done;
   expect(killed.signal).toBe('SIGKILL');
   // The kill landed mid-submission: some job workflows exist, not all.
-  const submittedBeforeKill = (await Promise.all(Array.from({ length: 200 }, (_, i) => exists(jobWorkflowIdFor(batchId, `b200-${String(i + 1).padStart(3, '0')}`))))).filter(Boolean).length;
+  const submittedBeforeKill = (
+    await Promise.all(Array.from({ length: 200 }, (_, i) => exists(jobWorkflowIdFor(batchId, `b200-${String(i + 1).padStart(3, '0')}`))))
+  ).filter(Boolean).length;
   expect(submittedBeforeKill).toBeGreaterThanOrEqual(40);
   expect(submittedBeforeKill).toBeLessThan(200);
 
-  const again = await cli(args, { env });
+  const again = await cli(args, { env: h.env });
   sampling = false;
   await sampler;
   expect(again.stderr).toMatch(new RegExp(`batch ${batchId} existed: \\d+ missing jobs submitted`));
-  expect(again.stderr).toMatch(/\[#{24}\] 200\/200 done · 0 running · 0 waiting · 0 failed · \$/);
+  expect(again.stderr).toMatch(/\[#{24}\] 200\/200 done · 0 running · 0 queued · 0 failed · 0 skipped · \$/);
   expect(again.code).toBe(0);
 
   expect(samples).toBeGreaterThan(5);
@@ -145,22 +136,36 @@ test('200 jobs at --concurrency 20: never more than 20 running; killed submitter
   expect(overlap).toBeGreaterThan(1);
 
   const out = path.join(h.workspace(), 'results.jsonl');
-  const res = await cli(['results', batchId, '--out', out], { env });
+  const res = await cli(['results', batchId, '--out', out], { env: h.env });
   expect(res.code).toBe(0);
-  const results = jsonLines<{ id: string; status: string; result: string; turns: number; costUsd: number; error: string | null; sessionId: string }>(readFileSync(out, 'utf8'));
+  const results = jsonLines<{
+    id: string;
+    status: string;
+    result: string;
+    turns: number;
+    costUsd: number;
+    error: string | null;
+    sessionId: string;
+  }>(readFileSync(out, 'utf8'));
   expect(results).toHaveLength(200);
   expect(results.map((r) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => `b200-${String(i + 1).padStart(3, '0')}`));
   for (const r of results) {
-    expect(r).toMatchObject({ status: 'completed', result: `result of ${r.id}`, turns: 1, error: null, sessionId: sessionIdFor(batchId, r.id) });
+    expect(r).toMatchObject({
+      status: 'completed',
+      result: `result of ${r.id}`,
+      turns: 1,
+      error: null,
+      sessionId: sessionIdFor(batchId, r.id),
+    });
     expect(r.costUsd).toBeGreaterThan(0);
   }
 
   // Running the finished batch again changes nothing.
-  const third = await cli(args, { env });
+  const third = await cli(args, { env: h.env });
   expect(third.code).toBe(0);
   expect(third.stderr).toMatch(/existed: 0 missing jobs submitted/);
   expect(h.model.requests.filter((r) => r.scenario.startsWith('b200-'))).toHaveLength(200);
-});
+}, 600_000); // a backstop: on a loaded two-core machine this test alone takes ~2 minutes
 
 test('the coordinator continues as new to keep its history short, and carries its counts across runs', async () => {
   const batchId = `b-can-${RUN}`;
@@ -172,24 +177,42 @@ test('the coordinator continues as new to keep its history short, and carries it
   // what matters is that it continued as new at least once and the counts survived it.
   expect(final.run).toBeGreaterThan(1);
   // Every run's history stayed near the configured size.
-  const runs: number[] = [];
-  for await (const w of h.client.client.workflow.list({ query: `WorkflowId = '${batchId}'` })) runs.push(w.historyLength);
+  const runs: { runId: string; events: number }[] = [];
+  for await (const w of h.client.client.workflow.list({ query: `WorkflowId = '${batchId}'` }))
+    runs.push({ runId: w.runId, events: w.historyLength });
   expect(runs).toHaveLength(final.run);
-  expect(Math.max(...runs)).toBeLessThan(200);
+  expect(Math.max(...runs.map((r) => r.events))).toBeLessThan(200);
+
+  // What each run handed to the next, as stored: counters plus the ids of waiting and running
+  // jobs, nothing per job besides its id.
+  for (const { runId } of runs) {
+    const events = (await h.client.client.workflow.getHandle(batchId, runId).fetchHistory()).events ?? [];
+    const input = events.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)?.workflowExecutionContinuedAsNewEventAttributes
+      ?.input;
+    if (!input) continue; // the last run completed
+    const bytes = input.payloads![0]!.data!.length;
+    const carried = (JSON.parse(Buffer.from(input.payloads![0]!.data!).toString('utf8')) as BatchInput).carried!;
+    const idBytes = [...carried.waiting, ...carried.running].reduce((n, id) => n + JSON.stringify(id).length + 1, 0);
+    expect(bytes - idBytes).toBeLessThan(512);
+    // So 10,000 waiting and 500 running jobs with 64-character ids (67 bytes each) stay far
+    // under the 2 MiB payload limit.
+    expect(bytes - idBytes + 10_500 * 67).toBeLessThan(0.75 * 1024 * 1024);
+  }
 });
 
 test('YAML jobs, --detach, ls --batch, and cancelling a batch cancels its sessions and its waiting jobs', async () => {
   const batchId = `b-cancel-${RUN}`;
   const file = jobsFile('bcancel', 6, { delayMs: 60_000, ext: 'yaml' });
-  const r = await cli(['submit', file, '--concurrency', '2', '--batch-id', batchId, '--detach'], { env });
+  const r = await cli(['submit', file, '--concurrency', '2', '--batch-id', batchId, '--detach'], { env: h.env });
   expect(r.code).toBe(0);
   expect(r.stdout.trim()).toBe(batchId);
 
-  let listed: { sessionId: string }[] = [];
-  for (let i = 0; i < 100 && listed.length < 2; i++) {
-    listed = jsonLines((await cli(['ls', '--batch', batchId, '--status', 'running', '--json'], { env })).stdout);
-    await sleep(100);
-  }
+  const listed = await waitFor('two running sessions listed', async () => {
+    const rows = jsonLines<{ sessionId: string }>(
+      (await cli(['ls', '--batch', batchId, '--status', 'running', '--json'], { env: h.env })).stdout,
+    );
+    return rows.length >= 2 && rows;
+  });
   // Jobs are submitted in parallel, so which two got the slots first is not fixed.
   const { progress } = await batchStatus(h.client, batchId);
   expect(progress).toMatchObject({ total: 6, registered: 6, waiting: 4, completed: 0 });
@@ -197,11 +220,11 @@ test('YAML jobs, --detach, ls --batch, and cancelling a batch cancels its sessio
   expect(running).toHaveLength(2);
   expect(listed.map((s) => s.sessionId).sort()).toEqual(running.map((id) => sessionIdFor(batchId, id)));
 
-  expect((await cli(['cancel', batchId], { env })).code).toBe(0);
+  expect((await cli(['cancel', batchId], { env: h.env })).code).toBe(0);
   await expect(h.client.client.workflow.getHandle(batchId).result()).rejects.toThrow();
   expect((await h.client.client.workflow.getHandle(batchId).describe()).status.name).toBe('CANCELLED');
 
-  const results = jsonLines<{ id: string; status: string }>((await cli(['results', batchId], { env })).stdout);
+  const results = jsonLines<{ id: string; status: string }>((await cli(['results', batchId], { env: h.env })).stdout);
   expect(results.map((x) => x.status)).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
   for (const id of running) {
     expect(await (await h.client.get(sessionIdFor(batchId, id))).result()).toMatchObject({ exit_reason: 'aborted' });
@@ -210,11 +233,14 @@ test('YAML jobs, --detach, ls --batch, and cancelling a batch cancels its sessio
   expect(never).toHaveLength(4);
   for (const id of never) expect(await exists(sessionIdFor(batchId, id))).toBe(false);
   let count = 0;
-  for await (const _ of h.client.client.workflow.list({ query: `WorkflowType = '${BATCH_JOB_WORKFLOW_TYPE}' AND AgentBatchId = '${batchId}' AND ExecutionStatus = 'Running'` })) count++;
+  for await (const _ of h.client.client.workflow.list({
+    query: `WorkflowType = '${BATCH_JOB_WORKFLOW_TYPE}' AND AgentBatchId = '${batchId}' AND ExecutionStatus = 'Running'`,
+  }))
+    count++;
   expect(count).toBe(0);
 
   // A cancelled batch is not restarted by submitting it again.
-  const again = await cli(['submit', file, '--concurrency', '2', '--batch-id', batchId], { env });
+  const again = await cli(['submit', file, '--concurrency', '2', '--batch-id', batchId], { env: h.env });
   expect(again.code).toBe(2);
   expect(again.stderr).toMatch(new RegExp(`batch ${batchId} was cancelled`));
 });
@@ -222,9 +248,9 @@ test('YAML jobs, --detach, ls --batch, and cancelling a batch cancels its sessio
 test('a different set of jobs under an existing batch id is refused', async () => {
   const batchId = `b-conflict-${RUN}`;
   const one = jobsFile('bconf', 2);
-  expect((await cli(['submit', one, '--batch-id', batchId], { env })).code).toBe(0);
+  expect((await cli(['submit', one, '--batch-id', batchId], { env: h.env })).code).toBe(0);
   const other = jobsFile('bconf2', 3);
-  const r = await cli(['submit', other, '--batch-id', batchId], { env });
+  const r = await cli(['submit', other, '--batch-id', batchId], { env: h.env });
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(new RegExp(`batch ${batchId} already exists with a different set of jobs \\(2 jobs; this file has 3\\)`));
 });

@@ -3,7 +3,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readJobsFile, JobsFileError } from '../../src/client/jobs-file';
-import type { BatchCarried } from '../../src/shared/batch';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'da-jobs-'));
 let n = 0;
@@ -39,10 +38,23 @@ test('JSONL: ids default to job-<n>, relative cwd resolves against --cwd, blank 
 
 test.each([
   [[{ prompt: 'ok' }, { prompt: 'x', maxTurns: 'lots' }], 2, 'maxTurns', /:2: maxTurns: .*expected number/],
-  [[{ prompt: 'ok' }, { prompt: 'ok' }, { prompt: 'x', permisionMode: 'plan' }], 3, 'permisionMode', /:3: permisionMode: unknown option 'permisionMode'/],
+  [
+    [{ prompt: 'ok' }, { prompt: 'ok' }, { prompt: 'x', permisionMode: 'plan' }],
+    3,
+    'permisionMode',
+    /:3: permisionMode: unknown option 'permisionMode'/,
+  ],
   [[{ prompt: '' }], 1, 'prompt', /:1: prompt: /],
   [[{ prompt: 'ok', id: 'has/slash' }], 1, 'id', /:1: id: expected 1-64 characters/],
-  [[{ prompt: 'ok', id: 'a' }, { prompt: 'ok', id: 'a' }], 2, 'id', /:2: id: 'a' is already used by the job at line 1/],
+  [
+    [
+      { prompt: 'ok', id: 'a' },
+      { prompt: 'ok', id: 'a' },
+    ],
+    2,
+    'id',
+    /:2: id: 'a' is already used by the job at line 1/,
+  ],
   [[{ prompt: 'ok', sessionId: 's' }], 1, 'sessionId', /:1: sessionId: not allowed in a batch job/],
   [['{"prompt": "ok"', { prompt: 'ok' }], 1, '(root)', /:1: invalid JSON/],
   [[[1, 2]], 1, '(root)', /:1: expected an object of session options/],
@@ -54,7 +66,10 @@ test.each([
 });
 
 test('YAML: a list of jobs; an error names the line of the offending field', () => {
-  const good = file('yaml', ['- prompt: first', '  id: one', '- prompt: |', '    second,', '    on two lines', '  model: gpt-4.1'].join('\n'));
+  const good = file(
+    'yaml',
+    ['- prompt: first', '  id: one', '- prompt: |', '    second,', '    on two lines', '  model: gpt-4.1'].join('\n'),
+  );
   const { jobs } = readJobsFile(good, { cwd: '/w' });
   expect(jobs.map((j) => [j.id, j.options.prompt, j.options.model])).toEqual([
     ['one', 'first', undefined],
@@ -75,21 +90,14 @@ test('an empty file and a bad --batch-id are refused', () => {
   expect(errorOf(() => readJobsFile(jsonl({ prompt: 'x' }), { batchId: 'a/b' })).message).toMatch(/--batch-id: expected 1-64 characters/);
 });
 
-test("the coordinator's carried state stays far under the 2 MiB payload limit for 10,000 waiting jobs with maximal ids", () => {
-  const id = (i: number) => `${String(i).padStart(5, '0')}`.padEnd(64, 'x');
-  const carried: BatchCarried = {
-    schemaVersion: 1,
-    concurrency: 500,
-    waiting: Array.from({ length: 10_000 }, (_, i) => id(i)),
-    running: Array.from({ length: 500 }, (_, i) => id(20_000 + i)),
-    registered: 10_500,
-    completed: 0,
-    failed: 0,
-    cancelled: 0,
-    costUsd: 0,
-    turns: 0,
-    runs: 7,
-  };
-  const bytes = Buffer.byteLength(JSON.stringify({ batchId: 'b'.repeat(64), concurrency: 500, total: 10_500, eventsPerRun: 2000, carried }));
-  expect(bytes).toBeLessThan(0.75 * 1024 * 1024);
+test('command-line defaults (submit --allowed-tools, --ask-tools, --settings, …) apply to every job; a job’s own value wins; settingsFile resolves like cwd', () => {
+  const f = jsonl({ prompt: 'a' }, { prompt: 'b', askTools: ['Write'], settingsFile: 'own.json' });
+  const { jobs } = readJobsFile(f, {
+    cwd: '/work',
+    defaults: { allowedTools: ['Read'], askTools: ['Bash(git push:*)'], settingsFile: '/etc/ci.json', settingSources: ['project'] },
+  });
+  expect(jobs.map((j) => [j.options.allowedTools, j.options.askTools, j.options.settingsFile, j.options.settingSources])).toEqual([
+    [['Read'], ['Bash(git push:*)'], '/etc/ci.json', ['project']],
+    [['Read'], ['Write'], '/work/own.json', ['project']],
+  ]);
 });

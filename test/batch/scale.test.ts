@@ -6,21 +6,19 @@
  */
 import { paceSubmission } from '../../src/client/batch';
 import { BATCH_WORKFLOW_TYPE, acquireSignal, type BatchProgress } from '../../src/shared/batch';
-import { startHarness, type Harness } from '../helpers/harness';
+import { useHarness } from '../helpers/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness();
 
 test('a 10,000-job batch continues as new, never nears a history limit, and loses no job', async () => {
   const batchId = `scale-${Date.now().toString(36)}`;
   const total = 10_000;
   const wf = h.client.client.workflow;
-  const coordinator = await wf.start(BATCH_WORKFLOW_TYPE, { workflowId: batchId, taskQueue: h.taskQueue, args: [{ batchId, concurrency: 500, total }] });
+  const coordinator = await wf.start(BATCH_WORKFLOW_TYPE, {
+    workflowId: batchId,
+    taskQueue: h.taskQueue,
+    args: [{ batchId, concurrency: 500, total }],
+  });
   // Maximal ids (64 characters), so the carried state is as large as it can be.
   const id = (i: number) => `job-${String(i).padStart(5, '0')}-`.padEnd(64, 'x');
   for (let i = 0; i < total; i += 250) {

@@ -4,7 +4,7 @@
  * to be — and restarted, plus one SIGKILL and restart of the dev server on its SQLite file.
  *
  * Every session must complete with the transcript of the same scenario run without faults, and
- * no Bash command may have run twice unless its result says its effects are unknown (D4).
+ * no Bash command may have run twice unless its result says its effects are unknown (ARCHITECTURE.md#side-effects-reported-as-unknown).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -17,10 +17,9 @@ import {
   isUnknownOutcome,
   resultThroughRestarts,
   sleep,
-  startCluster,
+  useCluster,
   toolResultsById,
   transcriptThroughRestarts,
-  type Cluster,
 } from '../helpers/chaos';
 import { scenarioTag } from '../helpers/harness';
 
@@ -35,14 +34,7 @@ const MAX_KILLS = 9;
 /** Which kill comes with the server restart (after it, the kills go on). */
 const SERVER_RESTART_AFTER_KILL = 3;
 
-let c: Cluster;
-beforeAll(async () => {
-  c = await startCluster({ slots: WORKERS });
-  await Promise.all(c.slots.map((s) => c.spawn(s.index)));
-}, 180_000);
-afterAll(async () => {
-  await c?.close();
-});
+const c = useCluster({ slots: WORKERS }, (c) => Promise.all(c.slots.map((s) => c.spawn(s.index))));
 
 const workspaceOf = (i: number) => path.join(c.dir, `ws-${i}`);
 
@@ -66,9 +58,20 @@ function scenario(i: number) {
   const read = { name: 'Read', arguments: { file_path: path.join(ws, 'notes.txt') } };
   const glob = { name: 'Glob', arguments: { pattern: '*.txt' } };
   const grep = { name: 'Grep', arguments: { pattern: 'beta', output_mode: 'content', '-n': true } };
-  const calls = [[bash(i, 0)], [read, glob], [grep, bash(i, 2)], [bash(i, 3, 0.6)], [read], [bash(i, 5)], [glob, read], [bash(i, 7, 0.6)], [grep]];
+  const calls = [
+    [bash(i, 0)],
+    [read, glob],
+    [grep, bash(i, 2)],
+    [bash(i, 3, 0.6)],
+    [read],
+    [bash(i, 5)],
+    [glob, read],
+    [bash(i, 7, 0.6)],
+    [grep],
+  ];
   // ~20 words per reply, 25 ms apart: each stream lasts ~0.7 s, long enough to be cut.
-  const text = (k: number) => `Turn ${k} of session ${i}: I am working through the plan one careful step at a time, checking each result before moving on.`;
+  const text = (k: number) =>
+    `Turn ${k} of session ${i}: I am working through the plan one careful step at a time, checking each result before moving on.`;
   const turns: TurnInput[] = calls.map((cs, k) => turn.tools(cs, { text: text(k), chunk_delay_ms: 25 }));
   turns.push(turn.text(`Session ${i} is complete.`, { chunk_delay_ms: 25 }));
   expect(turns).toHaveLength(TURNS);
@@ -168,7 +171,9 @@ test('20 sessions × 10 turns survive worker kills and a server restart with fau
         const outcomeUnknown = isUnknownOutcome(results.get(b.id)!);
         // Reported normally: ran exactly once. Reported unknown: ran at most once (the retry never runs it).
         if (outcomeUnknown ? runs > 1 : runs !== 1) {
-          problems.push(`${handle.sessionId}: Bash ${token} ran ${runs}× but its result says ${outcomeUnknown ? 'unknown outcome' : JSON.stringify(results.get(b.id)!.content)}`);
+          problems.push(
+            `${handle.sessionId}: Bash ${token} ran ${runs}× but its result says ${outcomeUnknown ? 'unknown outcome' : JSON.stringify(results.get(b.id)!.content)}`,
+          );
         }
       }
     }

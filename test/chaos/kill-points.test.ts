@@ -3,24 +3,20 @@
  * mid Bash command, and (the workflow worker) between turns — then compared with the same
  * scenario run without faults.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import type { SessionOptions } from '../../src/shared/config';
-import { compareTranscripts, startCluster, waitFor, type Cluster } from '../helpers/chaos';
+import { compareTranscripts, useCluster } from '../helpers/chaos';
+import { waitFor } from '../helpers/wait';
 import { scenarioTag } from '../helpers/harness';
 
 jest.setTimeout(240_000);
 
-let c: Cluster;
-beforeAll(async () => {
-  c = await startCluster({ slots: 2 });
-}, 180_000);
-afterAll(async () => {
-  await c?.close();
-});
+const c = useCluster({ slots: 2 });
 
 const NAME = 'kill-points';
+const BUILD = 'echo t1 >> ran.log && touch started-t1 && while [ ! -e release-t1 ]; do sleep 0.05; done && touch finished-t1 && echo built';
 
 function prepareWorkspace(): string {
   const ws = path.join(c.dir, 'ws-kill-points');
@@ -48,11 +44,16 @@ test('a session survives SIGKILL mid model stream, mid Bash command and between 
     name: NAME,
     turns: [
       // ~20 chunks × 120 ms: a stream long enough to be cut in the middle.
-      turn.tool('Read', { file_path: path.join(ws0, 'notes.txt') }, {
-        text: 'I will read the notes first, then build the project and run the tests one by one.',
-        chunk_delay_ms: 120,
-      }),
-      turn.tool('Bash', { command: 'echo t1 >> ran.log && sleep 3 && echo built' }),
+      turn.tool(
+        'Read',
+        { file_path: path.join(ws0, 'notes.txt') },
+        {
+          text: 'I will read the notes first, then build the project and run the tests one by one.',
+          chunk_delay_ms: 120,
+        },
+      ),
+      // Journals its start, then waits for the test: the kill lands mid-command by construction.
+      turn.tool('Bash', { command: BUILD }),
       turn.tool('Glob', { pattern: '*.txt' }),
       turn.tool('Bash', { command: 'echo t3 >> ran.log && echo tested' }, { delay_ms: 1_500 }),
       turn.text('Built and tested.'),
@@ -62,6 +63,8 @@ test('a session survives SIGKILL mid model stream, mid Bash command and between 
   // The same scenario without faults, in the same directory: the transcript to match.
   await c.spawn(0);
   const base = await c.client.start(options(ws0, 'kill-points-fault-free'));
+  await waitFor('the build command to start', () => existsSync(path.join(ws0, 'started-t1')));
+  writeFileSync(path.join(ws0, 'release-t1'), '');
   expect(await base.result()).toMatchObject({ subtype: 'success' });
   const expected = await base.transcript();
   expect(readFileSync(path.join(ws0, 'ran.log'), 'utf8')).toBe('t1\nt3\n');
@@ -75,12 +78,17 @@ test('a session survives SIGKILL mid model stream, mid Bash command and between 
 
   // 1. Mid model stream: the first request is being streamed by the only worker.
   await c.spawn(0);
-  const cut = await c.killMidStream({ scenario: NAME, turnIndex: 0, afterMs: 600 });
+  const cut = await c.killMidStream({ scenario: NAME, turnIndex: 0, minChunks: 3 });
   expect(cut).toBe(0);
-  // 2. Mid Bash: a fresh worker retries the model call, runs Read, then starts `sleep 3`.
+  // Cut mid-way: the worker went away before the stream ended.
+  const cutRequest = c.slots[0]!.model.requests.find((r) => r.scenario === NAME && r.turnIndex === 0)!;
+  await waitFor('the cut stream to be seen as aborted', () => cutRequest.abortedAt !== undefined);
+  // 2. Mid Bash: a fresh worker retries the model call, runs Read, then starts the build, which
+  //    journals its start and waits: it is killed there.
   await c.spawn(1);
-  //    (Killed 500 ms in: the instant of the spawn is bash-once.test.ts's business.)
-  expect(await c.killMidBash({ slots: [1], afterMs: 500 })).toBe(1);
+  await c.killAtMarkers(1, [path.join(ws, 'started-t1')], 'mid-bash');
+  expect(existsSync(path.join(ws, 'finished-t1'))).toBe(false);
+  c.endOrphans();
   // 3. Between turns: activities on one process, the workflow on another, which dies once the
   //    Glob turn's results are recorded; its replacement rebuilds the session from history.
   await Promise.all([c.spawn(0, ['model', 'tools']), c.spawn(1, ['workflow'])]);

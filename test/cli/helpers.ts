@@ -16,17 +16,14 @@ export interface CliProcess {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Resolves when a line of stdout or stderr matches. */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Resolves when a line of stdout or stderr matches (rejects if the process exits first). */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
   done: Promise<CliResult>;
 }
 
-/** The environment a CLI needs to reach the harness's server and worker. */
-export function cliEnv(h: Pick<Harness, 'address' | 'taskQueue'>, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: h.address, DURABLE_AGENT_TASK_QUEUE: h.taskQueue, ...extra };
-  delete env.TEMPORAL_NAMESPACE;
-  delete env.TEMPORAL_PROFILE;
-  return env;
+/** The environment a CLI needs to reach the harness's server and worker, plus `extra`. */
+export function cliEnv(h: Pick<Harness, 'env'>, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...h.env, ...extra };
 }
 
 export function spawnCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; cwd?: string } = {}): CliProcess {
@@ -56,9 +53,12 @@ export function spawnCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?
     stdout: () => stdout,
     stderr: () => stderr,
     done,
-    waitFor(pattern, timeoutMs = 60_000) {
+    waitForLine(pattern, timeoutMs = 60_000) {
       return new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${pattern}\nstdout:\n${stdout}\nstderr:\n${stderr}`)),
+          timeoutMs,
+        );
         const w = {
           pattern,
           resolve: (line: string) => {
@@ -91,5 +91,3 @@ export function jsonLines<T = Record<string, unknown>>(text: string): T[] {
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as T);
 }
-
-export const kinds = (ms: { type: string; subtype?: string }[]) => ms.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));

@@ -5,26 +5,27 @@ import path from 'node:path';
 import { DurableAgentClient, resolveConnectOptions } from '../../src/client/client';
 import { query } from '../../src/client/query';
 import { turn } from '../../src/testing/scripted-model';
-import type { SDKMessage } from '../../src/shared/events';
-import { scenarioTag, startHarness, type Harness } from '../helpers/harness';
+import type { SessionEvent } from '../../src/shared/events';
+import type { StreamMessage } from '../../src/client/live';
+import { createWorker, type AgentWorker } from '../../src/worker/worker';
+import { kinds, scenarioTag, startHarness, useHarness } from '../helpers/harness';
+import { waitFor } from '../helpers/wait';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness();
 
 const RUN = Date.now().toString(36);
-const kinds = (ms: SDKMessage[]) => ms.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
 
 test("query() used as in the Claude Agent SDK's README yields system/init, assistant, user, result in that order", async () => {
   h.model.addScenario({ name: 'readme', turns: [turn.tool('Glob', { pattern: '*' }), turn.text('There are no files.')] });
-  const messages: SDKMessage[] = [];
+  const messages: StreamMessage[] = [];
   for await (const message of query({
     prompt: `${scenarioTag('readme')} What files are here?`,
-    options: { cwd: h.workspace(), permissionMode: 'bypassPermissions', connection: { address: h.address, taskQueue: h.taskQueue } },
+    options: {
+      cwd: h.workspace(),
+      permissionMode: 'bypassPermissions',
+      allowDangerouslySkipPermissions: true,
+      connection: { address: h.address, taskQueue: h.taskQueue },
+    },
   })) {
     messages.push(message);
   }
@@ -33,27 +34,54 @@ test("query() used as in the Claude Agent SDK's README yields system/init, assis
 });
 
 test('query() control methods steer the durable session behind it', async () => {
-  h.model.addScenario({ name: 'q-steer', turns: [turn.tool('Glob', { pattern: '*' }, { delay_ms: 1_000 }), turn.text('never', { delay_ms: 60_000 })] });
-  const q = query({ prompt: `${scenarioTag('q-steer')} go`, options: { cwd: h.workspace(), permissionMode: 'bypassPermissions', client: h.client } });
-  const seen: SDKMessage[] = [];
+  // The first turn's Bash waits for a file the test writes once setModel has been applied, and
+  // the interrupt waits for the second model call to reach the model: no window to race.
+  const g = h.gate();
+  h.model.addScenario({ name: 'q-steer', turns: [turn.tool('Bash', { command: g.command }), turn.text('never', { delay_ms: 600_000 })] });
+  const q = query({
+    prompt: `${scenarioTag('q-steer')} go`,
+    options: { cwd: h.workspace(), permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true, client: h.client },
+  });
+  const seen: StreamMessage[] = [];
   for await (const m of q) {
     seen.push(m);
-    if (m.type === 'system' && m.subtype === 'init') await q.setModel('gpt-4.1');
-    if (m.type === 'user') await q.interrupt();
+    if (m.type === 'system' && m.subtype === 'init') {
+      await q.setModel('gpt-4.1');
+      const session = await h.client.get(await q.sessionId);
+      await waitFor('the new model to be set', async () => (await session.state()).model === 'gpt-4.1');
+      g.release();
+    }
+    if (m.type === 'user') {
+      await waitFor('the second model call', () => h.requestsOf('q-steer').length === 2);
+      await q.interrupt();
+    }
   }
   expect(await q.sessionId).toMatch(/^session-/);
   expect(seen.at(-1)).toMatchObject({ type: 'result', exit_reason: 'interrupted' });
-  expect(h.model.requests.filter((r) => r.scenario === 'q-steer').map((r) => r.body.model)).toEqual(['gpt-4.1-mini', 'gpt-4.1']);
+  expect(h.requestsOf('q-steer').map((r) => r.body.model)).toEqual(['gpt-4.1-mini', 'gpt-4.1']);
 });
 
-test('query() with a streaming prompt runs an interactive session: each message is a turn, the end of input closes it', async () => {
+test("query() with a streaming prompt runs an interactive session: a message with priority 'later' is a turn of its own, the end of input closes it", async () => {
   h.model.addScenario({ name: 'q-stream', turns: [turn.text('first answer'), turn.text('second answer')] });
   async function* input() {
-    yield { type: 'user' as const, message: { role: 'user' as const, content: `${scenarioTag('q-stream')} first` } };
-    yield { type: 'user' as const, message: { role: 'user' as const, content: [{ type: 'text', text: 'second' }] } };
+    yield {
+      type: 'user' as const,
+      message: { role: 'user' as const, content: `${scenarioTag('q-stream')} first` },
+      parent_tool_use_id: null,
+    };
+    yield {
+      type: 'user' as const,
+      message: { role: 'user' as const, content: [{ type: 'text', text: 'second' }] },
+      parent_tool_use_id: null,
+      // Without it, a message that arrives while the first turn runs steers that turn.
+      priority: 'later' as const,
+    };
   }
   const results: string[] = [];
-  for await (const m of query({ prompt: input(), options: { cwd: h.workspace(), permissionMode: 'bypassPermissions', client: h.client } })) {
+  for await (const m of query({
+    prompt: input(),
+    options: { cwd: h.workspace(), permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true, client: h.client },
+  })) {
     if (m.type === 'result') results.push(m.result ?? m.subtype);
   }
   expect(results).toEqual(['first answer', 'second answer']);
@@ -63,16 +91,34 @@ describe('connecting', () => {
   test('a Temporal CLI profile, TEMPORAL_* variables, then explicit options, in rising precedence', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'da-profile-'));
     const file = path.join(dir, 'temporal.toml');
-    writeFileSync(file, `[profile.test]\naddress = "10.0.0.1:7233"\nnamespace = "team"\n\n[profile.cloud]\naddress = "x.tmprl.cloud:7233"\napi_key = "secret"\n`);
-    expect(resolveConnectOptions({ configFile: file, profile: 'test', env: {} })).toMatchObject({ address: '10.0.0.1:7233', namespace: 'team', taskQueue: 'agent' });
-    expect(resolveConnectOptions({ configFile: file, profile: 'test', env: { TEMPORAL_ADDRESS: '10.0.0.2:7233', DURABLE_AGENT_TASK_QUEUE: 'q' } })).toMatchObject({
+    writeFileSync(
+      file,
+      `[profile.test]\naddress = "10.0.0.1:7233"\nnamespace = "team"\n\n[profile.cloud]\naddress = "x.tmprl.cloud:7233"\napi_key = "secret"\n`,
+    );
+    expect(resolveConnectOptions({ configFile: file, profile: 'test', env: {} })).toMatchObject({
+      address: '10.0.0.1:7233',
+      namespace: 'team',
+      taskQueue: 'agent',
+    });
+    expect(
+      resolveConnectOptions({
+        configFile: file,
+        profile: 'test',
+        env: { TEMPORAL_ADDRESS: '10.0.0.2:7233', DURABLE_AGENT_TASK_QUEUE: 'q' },
+      }),
+    ).toMatchObject({
       address: '10.0.0.2:7233',
       namespace: 'team',
       taskQueue: 'q',
     });
-    expect(resolveConnectOptions({ configFile: file, profile: 'test', env: { TEMPORAL_ADDRESS: '10.0.0.2:7233' }, address: 'h:1' }).address).toBe('h:1');
+    expect(
+      resolveConnectOptions({ configFile: file, profile: 'test', env: { TEMPORAL_ADDRESS: '10.0.0.2:7233' }, address: 'h:1' }).address,
+    ).toBe('h:1');
     expect(resolveConnectOptions({ configFile: file, profile: 'cloud', env: {} })).toMatchObject({ apiKey: 'secret', tls: true });
-    expect(resolveConnectOptions({ env: { TEMPORAL_CONFIG_FILE: path.join(dir, 'missing.toml') } })).toMatchObject({ address: 'localhost:7233', namespace: 'default' });
+    expect(resolveConnectOptions({ env: { TEMPORAL_CONFIG_FILE: path.join(dir, 'missing.toml') } })).toMatchObject({
+      address: 'localhost:7233',
+      namespace: 'default',
+    });
     expect(() => resolveConnectOptions({ configFile: file, profile: 'nope', env: {} })).toThrow(/Profile 'nope' not found/);
   });
 
@@ -97,16 +143,22 @@ test('list() finds sessions by batch id and status through search attributes set
   h.model.addScenario({ name: 'listed-b', turns: [turn.text('b', { delay_ms: 60_000 })] });
   const done = await h.client.start({ prompt: `${scenarioTag('listed-a')} a`, cwd: h.workspace(), batchId, sessionId: `${batchId}-a` });
   await done.result();
-  const slow = await h.client.start({ prompt: `${scenarioTag('listed-b')} b`, cwd: h.workspace(), batchId, sessionId: `${batchId}-b`, model: 'gpt-4.1' });
+  const slow = await h.client.start({
+    prompt: `${scenarioTag('listed-b')} b`,
+    cwd: h.workspace(),
+    batchId,
+    sessionId: `${batchId}-b`,
+    model: 'gpt-4.1',
+  });
   const ids = async (f: Parameters<DurableAgentClient['list']>[0]) => {
     const out: string[] = [];
     for await (const s of h.client.list(f)) out.push(s.sessionId);
     return out.sort();
   };
-  await waitUntil(async () => (await ids({ batchId })).length === 2);
+  await waitFor('both sessions listed', async () => (await ids({ batchId })).length === 2);
   expect(await ids({ batchId, status: 'running' })).toEqual([`${batchId}-b`]);
   expect(await ids({ batchId, model: 'gpt-4.1' })).toEqual([`${batchId}-b`]);
-  await waitUntil(async () => (await ids({ batchId, status: 'completed' })).length === 1);
+  await waitFor('the finished session listed as completed', async () => (await ids({ batchId, status: 'completed' })).length === 1);
   expect(await ids({ batchId, status: 'completed' })).toEqual([`${batchId}-a`]);
   const [row] = await (async () => {
     const out = [];
@@ -120,44 +172,58 @@ test('list() finds sessions by batch id and status through search attributes set
 test('messages() reads a long session from the start across continue-as-new, past what the latest run kept', async () => {
   // Three 100 kB replies, then continue-as-new: the new run keeps only the newest 256 kB of events.
   const big = (i: number) => ({ text: `${i}`.repeat(100_000), tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }] });
-  const handle = await h.start({ name: 'long-can', turns: [big(1), big(2), big(3), turn.text('finished')] }, { continueAsNewEveryTurns: 3 });
+  const handle = await h.start(
+    { name: 'long-can', turns: [big(1), big(2), big(3), turn.text('finished')] },
+    { continueAsNewEveryTurns: 3 },
+  );
   const result = await handle.result();
   expect(result).toMatchObject({ subtype: 'success', num_turns: 4, result: 'finished' });
   const kept = await handle.events({});
   expect(kept.events[0]!.seq).toBeGreaterThan(0); // the first events live only in the first run
-  const all: SDKMessage[] = [];
+  const all: SessionEvent[] = [];
   for await (const m of handle.messages({ pollMs: 50 })) all.push(m);
   expect(all.map((m) => m.seq)).toEqual(all.map((_, i) => i));
   expect(kinds(all)[0]).toBe('system/init');
   expect(all.filter((m) => m.type === 'assistant')).toHaveLength(4);
   expect(all.at(-1)).toMatchObject({ type: 'result', result: 'finished' });
   // Resuming from a sequence number inside the first run works too.
-  const tail: SDKMessage[] = [];
+  const tail: SessionEvent[] = [];
   for await (const m of handle.messages({ after: 2, pollMs: 50 })) tail.push(m);
   expect(tail.map((m) => m.seq)).toEqual(all.slice(3).map((m) => m.seq));
 });
 
 test('the worker option maxModelCallsPerSecond caps model calls on its queue', async () => {
-  const limited = await startHarness({ maxModelCallsPerSecond: 2 });
+  // Six model calls wait on the queue while no model worker polls it; then one limited to two
+  // calls a second starts. Unlimited, it takes all six at once.
+  const limited = await startHarness({ roles: ['workflow', 'tools'] });
+  let modelWorker: AgentWorker | undefined;
+  let polling: Promise<void> | undefined;
   try {
-    const names = ['rate-1', 'rate-2', 'rate-3'];
-    const handles = await Promise.all(
-      names.map((name) => limited.start({ name, turns: [turn.tool('Glob', { pattern: '*' }), turn.text('ok')] }, {})),
-    );
+    const names = Array.from({ length: 6 }, (_, i) => `rate-${i}`);
+    const handles = await Promise.all(names.map((name) => limited.start({ name, turns: [turn.text('ok')] }, {})));
+    await waitFor('six model calls waiting on the queue', async () => {
+      const pending = await Promise.all(handles.map(async (x) => (await x.workflow.describe()).raw.pendingActivities ?? []));
+      return pending.every((p) => p.some((a) => a.activityType?.name === 'callModel'));
+    });
+    expect(limited.model.requests).toHaveLength(0);
+    modelWorker = await createWorker({
+      address: limited.address,
+      taskQueue: limited.taskQueue,
+      roles: ['model'],
+      maxModelCallsPerSecond: 2,
+      model: { baseURL: limited.model.url, apiKey: 'test-key' },
+      log: () => undefined,
+    });
+    polling = modelWorker.run();
     await Promise.all(handles.map((x) => x.result()));
     const at = limited.model.requests.map((r) => r.at).sort((x, y) => x - y);
     expect(at).toHaveLength(6);
-    // Six calls at two per second cannot all happen within a second (unlimited, they take ~0.1 s).
+    // Two a second: at least two seconds from the first to the sixth (one if the first pair is a burst).
     expect(at[5]! - at[0]!).toBeGreaterThanOrEqual(1_000);
   } finally {
+    modelWorker?.shutdown();
+    await polling;
+    await modelWorker?.connection.close();
     await limited.close();
   }
 });
-
-async function waitUntil(fn: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

@@ -17,7 +17,7 @@ import {
   EncryptionCodec,
   parseEncryptionKeys,
   type EncryptionKey,
-} from '../../src/client/codec';
+} from '../../src/codec';
 import { DurableAgentClient } from '../../src/client/client';
 import { createWorker } from '../../src/worker/worker';
 
@@ -27,7 +27,8 @@ const B = key('b');
 const meta = (p: Payload, k: string) => (p.metadata?.[k] ? Buffer.from(p.metadata[k]).toString('utf8') : undefined);
 const toPayload = (v: unknown) => defaultPayloadConverter.toPayload(v);
 const fromPayload = (p: Payload) => defaultPayloadConverter.fromPayload(p);
-const roundTrip = async (codecs: PayloadCodec[], v: unknown, readers = codecs) => fromPayload((await decode(readers, await encode(codecs, [toPayload(v)])))[0]!);
+const roundTrip = async (codecs: PayloadCodec[], v: unknown, readers = codecs) =>
+  fromPayload((await decode(readers, await encode(codecs, [toPayload(v)])))[0]!);
 
 describe('EncryptionCodec', () => {
   const codec = new EncryptionCodec({ current: A });

@@ -7,32 +7,23 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { DurableAgentClient } from '../../src/client/client';
-import { createPayloadCodecs, EncryptionCodec, type EncryptionKey } from '../../src/client/codec';
+import { createPayloadCodecs, EncryptionCodec, type EncryptionKey } from '../../src/codec';
 import { turn } from '../../src/testing/scripted-model';
 import type { ToolResultBlock } from '../../src/shared/messages';
+import { latestSessionIn } from '../../src/client/catalog';
 import { cli, cliEnv } from '../cli/helpers';
-import { startHarness, type Harness } from '../helpers/harness';
+import { useHarness, type Harness } from '../helpers/harness';
 
 const RUN = Date.now().toString(36);
 const KEY: EncryptionKey = { id: `test-${RUN}`, key: randomBytes(32) };
 const KEYS_ENV = `${KEY.id}:${Buffer.from(KEY.key).toString('base64')}`;
 
-let enc: Harness;
-let plain: Harness;
+const enc = useHarness({ payloadCodecs: createPayloadCodecs({ keys: { current: KEY }, compress: true }) });
+const plain = useHarness();
 /** Sees the server's bytes as stored: no codec. */
-let raw: DurableAgentClient;
-beforeAll(async () => {
-  [enc, plain] = await Promise.all([startHarness({ payloadCodecs: createPayloadCodecs({ keys: { current: KEY }, compress: true }) }), startHarness()]);
-  raw = await DurableAgentClient.connect({ connection: await Connection.connect({ address: enc.address }), payloadCodecs: [] });
-});
-afterAll(async () => {
-  await raw?.client.connection.close();
-  await Promise.all([enc?.close(), plain?.close()]);
-});
+const raw = () => enc.connectClient({ payloadCodecs: [] });
 
 const History = temporal.api.history.v1.History;
 
@@ -40,8 +31,13 @@ const History = temporal.api.history.v1.History;
 async function storedHistory(workflowId: string): Promise<temporal.api.history.v1.IHistory> {
   const events: temporal.api.history.v1.IHistoryEvent[] = [];
   let nextPageToken: Uint8Array | undefined;
+  const client = await raw();
   do {
-    const page = await raw.client.workflowService.getWorkflowExecutionHistory({ namespace: raw.namespace, execution: { workflowId }, nextPageToken });
+    const page = await client.client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.namespace,
+      execution: { workflowId },
+      nextPageToken,
+    });
     events.push(...(page.history?.events ?? []));
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
@@ -118,7 +114,7 @@ test('with encryption + compression: the session runs its tools, and the server 
   expect(result).toMatchObject({ subtype: 'success', num_turns: 2, result: `Done: ${markers.answer}` });
   // The model activity read its prompt (with both tool outputs) through the activity-context
   // client's `prompt` query — whose answers are encrypted (see below) — so that client decodes.
-  const second = enc.model.requests.filter((r) => r.scenario === 'marked-enc')[1]!.body.messages;
+  const second = enc.requestsOf('marked-enc')[1]!.body.messages;
   expect(JSON.stringify(second)).toContain(markers.file);
   expect(JSON.stringify(second)).toContain(markers.bash);
   const toolResults = messages.flatMap((m) => (m.type === 'user' && Array.isArray(m.message.content) ? m.message.content : []));
@@ -130,7 +126,11 @@ test('with encryption + compression: the session runs its tools, and the server 
 
   const payloads = payloadsOf(history);
   expect(payloads.length).toBeGreaterThan(10);
-  const unencrypted = payloads.filter((p) => metaOf(p.payload, 'encryption-key-id') !== KEY.id).map((p) => p.path);
+  // Patch markers (`patched()`) carry only a patch id from our code, and the SDK records them without
+  // the payload codec: no session content can be there.
+  const unencrypted = payloads
+    .filter((p) => metaOf(p.payload, 'encryption-key-id') !== KEY.id && !/markerRecordedEventAttributes\.details\.patch-data/.test(p.path))
+    .map((p) => p.path);
   expect(unencrypted).toEqual([]);
   // Compression ran before encryption: some payloads are compressed inside their envelope.
   const inner = await new EncryptionCodec({ current: KEY }).decode(payloads.map((p) => p.payload));
@@ -143,8 +143,32 @@ test('a client with the codec reads the transcript; one without it cannot (query
   expect(JSON.stringify(transcript)).toContain(markers.file);
   expect(JSON.stringify(transcript)).toContain(markers.bash);
   expect(transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-  await expect((await raw.get(handle.sessionId)).transcript()).rejects.toThrow(/binary\/encrypted/);
+  // Without the codec it fails as soon as it reads anything (the session's memo or its transcript).
+  await expect((async () => (await (await raw()).get(handle.sessionId)).transcript())()).rejects.toThrow(/binary\/encrypted/);
 });
+
+test("listing with a client that lacks the key still lists every session: the encrypted one's memo is left out, not fatal", async () => {
+  const { handle } = await markedSession(enc, 'listed');
+  const ws = plain.workspace();
+  plain.model.addScenario({ name: 'listed-plain', turns: [turn.text('plain answer')] });
+  const mine = await plain.client.start({ model: 'gpt-4.1-mini', cwd: ws, prompt: '[scenario:listed-plain] hi' });
+  await mine.result();
+  const client = await raw();
+  // `continue` looks through every session's memo for its cwd: the encrypted ones cannot be read.
+  expect(await latestSessionIn(client, ws)).toBe(mine.sessionId);
+  const listed: string[] = [];
+  for await (const s of client.list({ limit: 10_000 })) listed.push(`${s.sessionId} ${s.status}`);
+  expect(listed).toContain(`${handle.sessionId} completed`);
+  expect(listed).toContain(`${mine.sessionId} completed`);
+  // The client with the key reads the encrypted memo.
+  expect(await latestSessionIn(enc.client, await memoCwd(handle.sessionId))).toBe(handle.sessionId);
+});
+
+/** The cwd a session was started in, as the keyed client reads it from the session's memo. */
+async function memoCwd(sessionId: string): Promise<string> {
+  const d = await enc.client.client.workflow.getHandle(sessionId).describe();
+  return String(d.memo?.cwd);
+}
 
 test('resume loads the earlier transcript through the activity-context client (loadTranscript)', async () => {
   const id = `enc-resume-${RUN}`;
@@ -154,7 +178,7 @@ test('resume loads the earlier transcript through the activity-context client (l
   await (await enc.client.start({ ...base, sessionId: id, prompt: '[scenario:enc-resume] first question' })).result();
   const again = await enc.client.start({ ...base, resume: id, prompt: 'second question' });
   expect(await again.result()).toMatchObject({ subtype: 'success', result: 'second answer' });
-  const sent = enc.model.requests.filter((r) => r.scenario === 'enc-resume')[1]!.body.messages.filter((m) => m.role !== 'system');
+  const sent = enc.requestsOf('enc-resume')[1]!.body.messages.filter((m) => m.role !== 'system');
   expect(sent.map((m) => [m.role, m.content])).toEqual([
     ['user', '[scenario:enc-resume] first question'],
     ['assistant', 'first answer'],
@@ -165,7 +189,10 @@ test('resume loads the earlier transcript through the activity-context client (l
 test("a provider's error message is stored encrypted too (activity failures' message and stack)", async () => {
   const secret = `FAULT-${RUN}`;
   const { result, handle } = await enc.run(
-    { name: 'enc-fault', turns: [turn.text('never', { faults: [{ status: 400, body: { error: { message: `bad prompt near ${secret}` } } }] })] },
+    {
+      name: 'enc-fault',
+      turns: [turn.text('never', { faults: [{ status: 400, body: { error: { message: `bad prompt near ${secret}` } } }] })],
+    },
     {},
   );
   // The workflow still sees the message (decoded on the worker) and reports it in the result.
@@ -182,7 +209,9 @@ test("a provider's error message is stored encrypted too (activity failures' mes
 
 test('the CLI picks the keys up from DURABLE_AGENT_ENCRYPTION_KEYS; without them it cannot read; with another key the worker names it', async () => {
   const { handle, markers } = await markedSession(enc, 'cli');
-  const withKeys = await cli(['show', handle.sessionId, '--json'], { env: cliEnv(enc, { DURABLE_AGENT_ENCRYPTION_KEYS: KEYS_ENV, DURABLE_AGENT_COMPRESS: '1' }) });
+  const withKeys = await cli(['show', handle.sessionId, '--json'], {
+    env: cliEnv(enc, { DURABLE_AGENT_ENCRYPTION_KEYS: KEYS_ENV, DURABLE_AGENT_COMPRESS: '1' }),
+  });
   expect(withKeys.stderr).toBe('');
   expect(withKeys.code).toBe(0);
   expect(withKeys.stdout).toContain(markers.bash);
@@ -194,6 +223,6 @@ test('the CLI picks the keys up from DURABLE_AGENT_ENCRYPTION_KEYS; without them
   const otherKey = `other:${randomBytes(32).toString('base64')}`;
   const wrong = await cli(['show', handle.sessionId, '--json'], { env: cliEnv(enc, { DURABLE_AGENT_ENCRYPTION_KEYS: otherKey }) });
   expect(wrong.code).toBe(1);
-  // The query's own argument, encrypted with 'other', is what fails first: on the worker, which names the key it lacks.
-  expect(wrong.stderr).toContain(`payload encrypted with key id 'other', which is not configured (known: '${KEY.id}')`);
+  // The session's memo, encrypted with the worker's key, is what fails first: the CLI names the key it lacks.
+  expect(wrong.stderr).toContain(`payload encrypted with key id '${KEY.id}', which is not configured (known: 'other')`);
 });

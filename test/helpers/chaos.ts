@@ -20,34 +20,13 @@ import type { ResultMessage } from '../../src/shared/events';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from '../../src/shared/messages';
 import { TEST_DYNAMIC_CONFIG } from '../global-setup';
 import { workflowBundle } from './harness';
+import { perFile } from './per-file';
+import { waitFor } from './wait';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO_ROOT, 'bin', 'durable-agent.js');
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Poll `probe` until it returns a value other than undefined/false, or fail naming `what`. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  { timeoutMs = 60_000, everyMs = 25 }: { timeoutMs?: number; everyMs?: number } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined && v !== false) return v;
-    } catch (e) {
-      lastError = e;
-    }
-    if (Date.now() > deadline) {
-      const why = lastError instanceof Error ? ` (last error: ${lastError.message.split('\n')[0]})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
-    await sleep(everyMs);
-  }
-}
 
 /** The workflow bundle written to `dir` once, for DURABLE_AGENT_WORKFLOW_BUNDLE. */
 export async function writeWorkflowBundle(dir: string): Promise<string> {
@@ -115,6 +94,10 @@ export interface WorkerProcessOptions {
   bundlePath: string;
   name: string;
   roles?: Role[];
+  /** Run this script (through tsx) instead of `durable-agent worker`; it must log the same "…; ready" line. */
+  script?: string;
+  /** Set last: e.g. DURABLE_AGENT_TASK_QUEUE for another harness's queues, or the sandbox variables. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface WorkerProcess {
@@ -137,7 +120,7 @@ export interface WorkerProcess {
 
 export function spawnWorker(opts: WorkerProcessOptions): WorkerProcess {
   const roles = opts.roles ?? ['workflow', 'model', 'tools'];
-  const args = [CLI, 'worker', ...(opts.roles ? ['--roles', roles.join(',')] : [])];
+  const args = opts.script ? ['--require', 'tsx/cjs', opts.script] : [CLI, 'worker', ...(opts.roles ? ['--roles', roles.join(',')] : [])];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     TEMPORAL_ADDRESS: opts.address,
@@ -149,6 +132,7 @@ export function spawnWorker(opts: WorkerProcessOptions): WorkerProcess {
   delete env.DURABLE_AGENT_TASK_QUEUE;
   delete env.DURABLE_AGENT_TOOLS_TASK_QUEUE;
   delete env.TEMPORAL_NAMESPACE;
+  Object.assign(env, opts.env);
   const child: ChildProcess = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let markReady: () => void = () => undefined;
@@ -249,19 +233,34 @@ export interface Cluster {
   /** Workers that died without being killed by us (a crash is a finding, not noise). */
   readonly crashes: { slot: number; pid: number; output: string }[];
   addScenario(s: ScenarioInput | ScenarioInput[]): void;
-  /** Start a worker process in `slot` (killing nothing); resolves when it polls. */
-  spawn(slot: number, roles?: Role[]): Promise<WorkerProcess>;
+  /** Start a worker process in `slot` (killing nothing); resolves when it polls. `env` is set
+   *  last (e.g. TEMPORAL_ADDRESS of a proxy in front of the server). */
+  spawn(slot: number, roles?: Role[], env?: NodeJS.ProcessEnv): Promise<WorkerProcess>;
   kill(slot: number, point?: KillRecord['point'], detail?: string): Promise<void>;
   /**
    * Wait for a model request (optionally of `scenario`), let its stream run `afterMs`, then
-   * SIGKILL the worker making it. Returns the slot killed.
+   * SIGKILL the worker making it. With `minChunks`, wait instead until that many chunks were sent
+   * (the stream has started, at a point of the test's choosing). Returns the slot killed.
    */
-  killMidStream(opts?: { scenario?: string; turnIndex?: number; afterMs?: number; timeoutMs?: number }): Promise<number>;
+  killMidStream(opts?: {
+    scenario?: string;
+    turnIndex?: number;
+    afterMs?: number;
+    minChunks?: number;
+    timeoutMs?: number;
+  }): Promise<number>;
   /**
    * Wait until some worker has a Bash command running, then (after `afterMs`, default at once)
    * SIGKILL that worker. Returns the slot killed.
    */
   killMidBash(opts?: { timeoutMs?: number; slots?: number[]; afterMs?: number }): Promise<number>;
+  /**
+   * A kill at a chosen point: wait until every file in `markers` exists (written by the tool
+   * itself, e.g. a Bash command's first step), then SIGKILL the worker in `slot`.
+   */
+  killAtMarkers(slot: number, markers: string[], point: KillRecord['point'], timeoutMs?: number): Promise<void>;
+  /** SIGKILL the process groups of Bash commands orphaned by kills, so none completes later. */
+  endOrphans(): void;
   /** Every slot with a live worker. */
   liveSlots(): number[];
   close(): Promise<void>;
@@ -273,6 +272,23 @@ export interface ClusterOptions {
   sharedModel?: boolean;
   /** Dir for the database, the bundle and workspaces; a fresh temp dir by default. */
   dir?: string;
+}
+
+/**
+ * One cluster for the test file: started in `beforeAll` (then `setup`, e.g. spawning workers),
+ * closed in `afterAll`. The returned object stands for it from the first test on.
+ */
+export function useCluster(opts: ClusterOptions, setup?: (c: Cluster) => Promise<unknown>): Cluster {
+  return perFile(
+    'cluster',
+    async () => {
+      const c = await startCluster(opts);
+      await setup?.(c);
+      return c;
+    },
+    (c) => c.close(),
+    180_000,
+  );
 }
 
 export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
@@ -307,7 +323,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     addScenario(s) {
       for (const m of models) m.addScenario(s);
     },
-    async spawn(index, roles) {
+    async spawn(index, roles, env) {
       const slot = slots[index]!;
       if (slot.worker?.alive) throw new Error(`slot ${index} already has a live worker (pid ${slot.worker.pid})`);
       slot.roles = roles ?? slot.roles;
@@ -317,6 +333,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         bundlePath,
         name: `w${index}`,
         roles: slot.roles,
+        env,
       });
       everSpawned.push(w);
       slot.worker = w;
@@ -331,7 +348,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       kills.push({ at: Date.now(), slot: index, pid: w.pid, point, ...(detail ? { detail } : {}) });
       await w.kill();
     },
-    async killMidStream({ scenario, turnIndex, afterMs = 200, timeoutMs = 60_000 } = {}) {
+    async killMidStream({ scenario, turnIndex, afterMs = 200, minChunks, timeoutMs = 60_000 } = {}) {
       if (shared) throw new Error('killMidStream needs one scripted model per slot (sharedModel: false)');
       const since = Date.now();
       const hit = await waitFor(
@@ -343,6 +360,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
               (q) =>
                 q.at >= since &&
                 q.status === 200 &&
+                (minChunks === undefined || (q.chunksSent ?? 0) >= minChunks) &&
                 (scenario === undefined || q.scenario === scenario) &&
                 (turnIndex === undefined || q.turnIndex === turnIndex),
             );
@@ -352,7 +370,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         },
         { timeoutMs, everyMs: 10 },
       );
-      await sleep(afterMs);
+      if (minChunks === undefined) await sleep(afterMs);
       if (!slots[hit.slot]!.worker?.alive) return hit.slot;
       await cluster.kill(hit.slot, 'mid-stream', hit.detail);
       return hit.slot;
@@ -361,22 +379,22 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
       const slot = await waitFor(
         'a worker running a Bash command',
         () =>
-          slots.find(
-            (s) =>
-              (only === undefined || only.includes(s.index)) &&
-              s.worker?.alive &&
-              childrenOf(s.worker.pid).length > 0,
-          )?.index,
+          slots.find((s) => (only === undefined || only.includes(s.index)) && s.worker?.alive && childrenOf(s.worker.pid).length > 0)
+            ?.index,
         { timeoutMs, everyMs: 2 },
       );
       if (afterMs > 0) await sleep(afterMs);
       await cluster.kill(slot, 'mid-bash');
       return slot;
     },
-    liveSlots: () => slots.filter((s) => s.worker?.alive).map((s) => s.index),
-    async close() {
-      await Promise.all(everSpawned.map((w) => w.kill()));
-      // Bash commands orphaned by a SIGKILL run in their own process groups: end any still there.
+    async killAtMarkers(index, markers, point, timeoutMs = 60_000) {
+      await waitFor(`${markers.length} start marker(s) (${markers[0]}, …)`, () => markers.every((m) => existsSync(m)), {
+        timeoutMs,
+        everyMs: 5,
+      });
+      await cluster.kill(index, point);
+    },
+    endOrphans() {
       for (const pid of orphans) {
         try {
           process.kill(-pid, 'SIGKILL');
@@ -384,6 +402,12 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
           // already finished
         }
       }
+    },
+    liveSlots: () => slots.filter((s) => s.worker?.alive).map((s) => s.index),
+    async close() {
+      await Promise.all(everSpawned.map((w) => w.kill()));
+      // Bash commands orphaned by a SIGKILL run in their own process groups: end any still there.
+      cluster.endOrphans();
       await connection.close().catch(() => undefined);
       await Promise.all(models.map((m) => m.close()));
       await server.stop();
@@ -411,7 +435,7 @@ export async function resultThroughRestarts(handle: SessionHandle, timeoutMs: nu
 
 /** The transcript query, retried while the server is unreachable. */
 export async function transcriptThroughRestarts(handle: SessionHandle, timeoutMs = 60_000): Promise<Message[]> {
-  return waitFor(`the transcript of ${handle.sessionId}`, () => handle.transcript(), { timeoutMs, everyMs: 500 });
+  return waitFor(`the transcript of ${handle.sessionId}`, () => handle.transcript(), { timeoutMs, everyMs: 500, ignoreErrors: true });
 }
 
 function isUnavailable(e: unknown): boolean {
@@ -420,7 +444,7 @@ function isUnavailable(e: unknown): boolean {
 }
 
 export interface TranscriptComparison {
-  /** tool_use ids whose result says the Bash command's effects are unknown (DESIGN D4) where the
+  /** tool_use ids whose result says the Bash command's effects are unknown (ARCHITECTURE.md#side-effects-reported-as-unknown) where the
    *  fault-free run has the command's real output. */
   unknownOutcome: string[];
   /** Every other difference, described. */
@@ -430,7 +454,7 @@ export interface TranscriptComparison {
 /**
  * Compare a transcript from a run with faults against the same scenario's fault-free run.
  * Nothing is normalised: the only accepted difference is a Bash result replaced by the
- * "effects are unknown" report, which is what DESIGN D4 promises instead of running it twice.
+ * "effects are unknown" report, which is what ARCHITECTURE.md#side-effects-reported-as-unknown promises instead of running it twice.
  */
 export function compareTranscripts(faultFree: Message[], faulty: Message[]): TranscriptComparison {
   const unknownOutcome: string[] = [];
@@ -441,11 +465,14 @@ export function compareTranscripts(faultFree: Message[], faulty: Message[]): Tra
     const a = faultFree[i];
     const b = faulty[i];
     if (!a || !b) {
-      mismatches.push(`message ${i}: ${a ? 'missing in the faulty run' : 'extra in the faulty run'}: ${JSON.stringify(a ?? b).slice(0, 200)}`);
+      mismatches.push(
+        `message ${i}: ${a ? 'missing in the faulty run' : 'extra in the faulty run'}: ${JSON.stringify(a ?? b).slice(0, 200)}`,
+      );
       continue;
     }
     if (a.role !== b.role || typeof a.content !== typeof b.content || !Array.isArray(a.content) || !Array.isArray(b.content)) {
-      if (JSON.stringify(a) !== JSON.stringify(b)) mismatches.push(`message ${i}: ${JSON.stringify(b).slice(0, 300)} ≠ ${JSON.stringify(a).slice(0, 300)}`);
+      if (JSON.stringify(a) !== JSON.stringify(b))
+        mismatches.push(`message ${i}: ${JSON.stringify(b).slice(0, 300)} ≠ ${JSON.stringify(a).slice(0, 300)}`);
       continue;
     }
     const blocksA = a.content as ContentBlock[];

@@ -1,20 +1,27 @@
 /**
- * Test harness for sessions: the real dev server started by the global setup, a real worker
- * (in this process) and the scripted model behind real HTTP. One per test file.
+ * Test harness for sessions: the real dev server started by the global setup, a real worker (in
+ * this process) and the scripted model behind real HTTP, assembled by src/testing/stack.ts.
+ * A test file calls `useHarness()` once at its top.
  */
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { Connection } from '@temporalio/client';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { PayloadCodec } from '@temporalio/common';
 import { DurableAgentClient, type SessionHandle } from '../../src/client/client';
-import { createWorker, type AgentWorker, type CreateWorkerOptions } from '../../src/worker/worker';
-import { startScriptedModel, type ScenarioInput, type ScriptedModel } from '../../src/testing/scripted-model';
+import type { AgentWorker, CreateWorkerOptions } from '../../src/worker/worker';
+import type { RecordedRequest, ScenarioInput, ScriptedModel } from '../../src/testing/scripted-model';
+import { quietSdkLogs, startStack } from '../../src/testing/stack';
+import type { DevServerOptions } from '../../src/worker/dev-server';
 import type { SessionOptions } from '../../src/shared/config';
-import type { ResultMessage, SDKMessage } from '../../src/shared/events';
+import type { ResultMessage, SessionEvent } from '../../src/shared/events';
+import { perFile } from './per-file';
 import { testAddress } from './server';
 
 let bundle: Promise<{ code: string }> | undefined;
+/** Workspaces for test sessions: never under /tmp (a checkout may live there), which the sandbox makes private. */
+const TEST_ROOT = path.join(homedir(), '.cache', 'durable-agent', 'test-workspaces');
+
 let harnessCount = 0;
 
 /** The workflow bundle, built once per jest worker (or read from the global setup's file). */
@@ -30,6 +37,8 @@ export function workflowBundle(): Promise<{ code: string }> {
 
 export interface Harness {
   client: DurableAgentClient;
+  /** Another client on the harness's connection and queue, e.g. one without the payload codecs. */
+  connectClient(opts: { payloadCodecs: PayloadCodec[] }): Promise<DurableAgentClient>;
   model: ScriptedModel;
   worker: AgentWorker;
   /** Stop the worker (in-flight tasks finish) and start a new one on the same queues. */
@@ -38,8 +47,14 @@ export interface Harness {
   address: string;
   /** The workflow queue of this harness's worker (DURABLE_AGENT_TASK_QUEUE for spawned CLIs). */
   taskQueue: string;
+  /** The environment a spawned `durable-agent` needs to reach this harness's server and worker. */
+  env: NodeJS.ProcessEnv;
   /** A fresh temp dir for a session's workspace. */
   workspace(): string;
+  /** A Bash command that runs until the test calls `release()`: a turn the test ends, not a clock. */
+  gate(): Gate;
+  /** The scripted model's requests for `scenario`, in arrival order. */
+  requestsOf(scenario: string): RecordedRequest[];
   /** Start a session playing `scenario` (added to the scripted model) and return its handle. */
   start(scenario: ScenarioInput, options: Partial<SessionOptions> & { cwd?: string }): Promise<SessionHandle>;
   /** Start and collect every message until the result. */
@@ -47,9 +62,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+export interface Gate {
+  command: string;
+  release(): void;
+}
+
 export interface Run {
   handle: SessionHandle;
-  messages: SDKMessage[];
+  messages: SessionEvent[];
   result: ResultMessage;
 }
 
@@ -58,44 +78,51 @@ export function scenarioTag(name: string): string {
   return `[scenario:${name}]`;
 }
 
-let runtimeInstalled = false;
-
-/** The SDK's INFO lifecycle logs would bury test output; keep warnings and errors. */
-function quietRuntime(): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // Already installed in this process (e.g. by another helper): keep that one.
-  }
+/** A scripted model's requests for `scenario`, in arrival order. */
+export function requestsOf(model: ScriptedModel, scenario: string): RecordedRequest[] {
+  return model.requests.filter((r) => r.scenario === scenario);
 }
 
-export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, modelOpts: { keepMessages?: boolean } = {}): Promise<Harness> {
-  quietRuntime();
-  const address = testAddress();
-  const model = await startScriptedModel({ scenarios: [], ...modelOpts });
-  const connection = await NativeConnection.connect({ address });
-  // Each harness gets its own queues: jest runs test files in parallel against one server.
-  const taskQueue = `agent-test-${process.pid}-${harnessCount++}`;
-  const newWorker = async () =>
-    createWorker({
-      connection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      ...opts,
-      model: { baseURL: model.url, apiKey: 'test-key', ...opts.model },
-      log: () => undefined,
-    });
-  let worker: AgentWorker | undefined = await newWorker();
-  let running = worker.run();
-  // `opts.payloadCodecs` (encryption, compression) reaches the worker through `...opts` and the client here.
-  const client = await DurableAgentClient.connect({
-    connection: await Connection.connect({ address }),
-    taskQueue,
-    ...(opts.payloadCodecs ? { payloadCodecs: opts.payloadCodecs } : {}),
+/** Message kinds in order, `system/<subtype>` for system messages. */
+export const kinds = (ms: { type: string; subtype?: string }[]): string[] =>
+  ms.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
+
+/** Every message of a session until its result. */
+export async function collect(handle: Pick<SessionHandle, 'messages'>): Promise<SessionEvent[]> {
+  const out: SessionEvent[] = [];
+  for await (const m of handle.messages({ pollMs: 50 })) out.push(m);
+  return out;
+}
+
+export interface HarnessOptions {
+  /** Keep each request's messages in the scripted model's log (default true). */
+  keepMessages?: boolean;
+  /** The scripted model's concurrency limit (429 with retry-after beyond it) and that retry-after. */
+  maxConcurrent?: number;
+  retryAfterMs?: number;
+  /** A dev server of the harness's own with these options, instead of the run's shared one. */
+  devServer?: DevServerOptions;
+}
+
+export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, harnessOpts: HarnessOptions = {}): Promise<Harness> {
+  quietSdkLogs('WARN');
+  const { devServer, ...modelOpts } = harnessOpts;
+  const stack = await startStack({
+    ...(devServer ? { devServer } : { address: testAddress() }),
+    model: { scripted: modelOpts },
+    // Each harness gets its own queues: jest runs test files in parallel against one server.
+    taskQueue: `agent-test-${process.pid}-${harnessCount++}`,
+    worker: { workflowBundle: await workflowBundle(), ...opts },
   });
-  const root = mkdtempSync(path.join(tmpdir(), 'da-test-'));
+  const model = stack.model!;
+  const client = stack.client;
+  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: stack.address, DURABLE_AGENT_TASK_QUEUE: stack.taskQueue };
+  delete env.TEMPORAL_NAMESPACE;
+  delete env.TEMPORAL_PROFILE;
+  // Not under /tmp: the Bash sandbox gives each session a private /tmp, so a gate file or fixture a
+  // test puts under the OS's /tmp would be invisible to the session's commands.
+  mkdirSync(TEST_ROOT, { recursive: true });
+  const root = mkdtempSync(path.join(TEST_ROOT, 'da-test-'));
   let n = 0;
   const workspace = () => mkdtempSync(path.join(root, `ws${n++}-`));
 
@@ -111,39 +138,43 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, mode
   };
   return {
     client,
+    connectClient: ({ payloadCodecs }) =>
+      DurableAgentClient.connect({ connection: stack.clientConnection, taskQueue: stack.taskQueue, payloadCodecs }),
     model,
     get worker() {
-      if (!worker) throw new Error('the harness worker is stopped');
-      return worker;
+      return stack.worker;
     },
-    async stopWorker() {
-      worker?.shutdown();
-      await running;
-      worker = undefined;
-    },
-    async startWorker() {
-      if (worker) throw new Error('the harness worker is already running');
-      worker = await newWorker();
-      running = worker.run();
-    },
-    address,
-    taskQueue,
+    stopWorker: () => stack.stopWorker(),
+    startWorker: () => stack.startWorker(),
+    address: stack.address,
+    taskQueue: stack.taskQueue,
+    env,
     workspace,
+    gate() {
+      const file = path.join(workspace(), 'release');
+      return { command: `while [ ! -e ${file} ]; do sleep 0.05; done`, release: () => writeFileSync(file, '') };
+    },
+    requestsOf: (scenario) => requestsOf(model, scenario),
     start,
     async run(scenario, options) {
       const handle = await start(scenario, options);
-      const messages: SDKMessage[] = [];
-      for await (const m of handle.messages({ pollMs: 50 })) messages.push(m);
+      const messages = await collect(handle);
       const result = messages.find((m): m is ResultMessage => m.type === 'result');
       if (!result) throw new Error(`session ${handle.sessionId} ended without a result message`);
       return { handle, messages, result };
     },
-    async close() {
-      worker?.shutdown();
-      await running;
-      await connection.close();
-      await client.client.connection.close();
-      await model.close();
-    },
+    close: () => stack.close(),
   };
+}
+
+/**
+ * One harness for the test file: started in `beforeAll`, closed in `afterAll`. The returned
+ * object stands for it from the first test on.
+ */
+export function useHarness(opts: Partial<CreateWorkerOptions> = {}, harnessOpts: HarnessOptions = {}): Harness {
+  return perFile(
+    'harness',
+    () => startHarness(opts, harnessOpts),
+    (h) => h.close(),
+  );
 }

@@ -6,25 +6,21 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { turn } from '../../src/testing/scripted-model';
-import { startHarness, type Harness } from '../helpers/harness';
+import { useHarness } from '../helpers/harness';
 
 const TURNS = 2_000;
 const SUGGESTED_EVENTS = 4_096; // server default: limit.historyCount.suggestContinueAsNew
 const SUGGESTED_BYTES = 4 * 1024 * 1024; // server default: limit.historySize.suggestContinueAsNew
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({}, { keepMessages: false });
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness({}, { keepMessages: false });
 
 test(`a ${TURNS}-turn session completes across continue-as-new runs, each run's history under the suggested size`, async () => {
   const ws = h.workspace();
   const file = path.join(ws, 'data.txt');
   writeFileSync(file, Array.from({ length: 40 }, (_, i) => `line ${i} ${'x'.repeat(40)}`).join('\n'));
-  const reads = Array.from({ length: TURNS }, () => turn.tool('Read', { file_path: file }, { usage: { prompt_tokens: 2_000, completion_tokens: 20 } }));
+  const reads = Array.from({ length: TURNS }, () =>
+    turn.tool('Read', { file_path: file }, { usage: { prompt_tokens: 2_000, completion_tokens: 20 } }),
+  );
   const { handle, result } = await h.run(
     { name: 'two-thousand', turns: [...reads, turn.text('Read it 2000 times.')] },
     {

@@ -14,7 +14,11 @@ import { historyFileNames } from './scenarios';
 const DIR = path.join(__dirname, 'histories');
 
 test('the corpus holds every scenario listed in test/replay/scenarios.ts, and nothing else', () => {
-  const present = existsSync(DIR) ? readdirSync(DIR).filter((f) => f.endsWith('.json')).sort() : [];
+  const present = existsSync(DIR)
+    ? readdirSync(DIR)
+        .filter((f) => f.endsWith('.json'))
+        .sort()
+    : [];
   expect(present).toEqual(historyFileNames().sort());
 });
 

@@ -86,7 +86,9 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
   {
     name: 'interrupt-model',
     covers: 'interrupt signal during a streaming model call (turn scope cancelled)',
-    scenarios: () => [{ name: 'interrupt-model', turns: [turn.text('This reply is streamed slowly and never finishes because of the interrupt.', slow)] }],
+    scenarios: () => [
+      { name: 'interrupt-model', turns: [turn.text('This reply is streamed slowly and never finishes because of the interrupt.', slow)] },
+    ],
     async drive({ handle, requestFor }) {
       await requestFor(0);
       await handle.interrupt();
@@ -118,7 +120,10 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
     name: 'model-retry-fallback',
     covers: 'retryable model failures (api_retry signals), retries exhausted, fallback model takes over',
     scenarios: () => [
-      { name: 'model-retry-fallback', turns: [turn.text('From the fallback model.', { faults: [{ status: 503 }, { status: 429, headers: { 'retry-after': '0' } }] })] },
+      {
+        name: 'model-retry-fallback',
+        turns: [turn.text('From the fallback model.', { faults: [{ status: 503 }, { status: 429, headers: { 'retry-after': '0' } }] })],
+      },
     ],
     options: { retry: { maxAttempts: 2, initialIntervalMs: 100, maximumIntervalMs: 100 }, fallbackModel: 'gpt-4.1-nano' },
     expect: { subtype: 'success' },
@@ -131,7 +136,7 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
   },
   {
     name: 'unknown-tool',
-    covers: 'unknown tool and invalid arguments become error tool_results (DESIGN D3)',
+    covers: 'unknown tool and invalid arguments become error tool_results (ARCHITECTURE.md#tools-fail-as-data)',
     scenarios: () => [
       {
         name: 'unknown-tool',
@@ -153,7 +158,11 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
       {
         name: 'steering',
         turns: [
-          turn.tool('TodoWrite', { todos: [{ content: 'Look around', status: 'in_progress', activeForm: 'Looking around' }] }, { delay_ms: 300 }),
+          turn.tool(
+            'TodoWrite',
+            { todos: [{ content: 'Look around', status: 'in_progress', activeForm: 'Looking around' }] },
+            { delay_ms: 300 },
+          ),
           turn.tool('Bash', { command: 'echo allowed now' }),
           turn.text('Steered.'),
         ],
@@ -203,13 +212,39 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
       {
         name: 'compaction',
         turns: [0, 1, 2, 3].map((i) =>
-          turn.tool('Bash', { command: `echo step ${i}` }, { usage: { prompt_tokens: [1000, 2000, 3000, 8500][i]!, completion_tokens: 10 } }),
+          turn.tool(
+            'Bash',
+            { command: `echo step ${i}` },
+            { usage: { prompt_tokens: [1000, 2000, 3000, 8500][i]!, completion_tokens: 10 } },
+          ),
         ),
       },
       { name: 'compaction-summaries', turns: [turn.text('[scenario:compaction-after] Ran steps 0 and 1.')] },
       { name: 'compaction-after', turns: [turn.text('unused'), turn.text('unused'), turn.text('All four steps ran.')] },
     ],
     options: { compaction: { contextWindow: 10_000, threshold: 0.8, keepRecentTurns: 2, summaryModel: 'scripted/compaction-summaries' } },
+    expect: { subtype: 'success' },
+  },
+  {
+    name: 'subagents',
+    covers: 'two Task calls in one turn: a child workflow, its events by signal, and an unknown agent as an error result',
+    scenarios: () => [
+      {
+        name: 'subagents',
+        turns: [
+          turn.tools([
+            {
+              name: 'Task',
+              arguments: { description: 'count', prompt: '[scenario:subagents-child] Count the files.', subagent_type: 'helper' },
+            },
+            { name: 'Task', arguments: { description: 'nothing', prompt: 'x', subagent_type: 'no-such-agent' } },
+          ]),
+          turn.text('The helper counted.'),
+        ],
+      },
+      { name: 'subagents-child', turns: [turn.tool('Bash', { command: 'ls | wc -l' }), turn.text('There are some files.')] },
+    ],
+    options: { agents: { helper: { description: 'Counts things', prompt: 'You count things.', tools: ['Bash'] } } },
     expect: { subtype: 'success' },
   },
 ];

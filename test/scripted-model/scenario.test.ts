@@ -32,7 +32,11 @@ describe('loadScenarioFile', () => {
       { name: 'x', turns: [{ faults: [{ status: 429 }, { drop: 1 }] }] },
       'turns.0.faults.1: expected {status, headers?, body?} | {drop_after_chunks} | {hang_ms, after_chunks?}',
     ],
-    ['arguments that are a number', { name: 'x', turns: [{ tool_calls: [{ name: 'R', arguments: 1 }] }] }, 'turns.0.tool_calls.0.arguments: expected an object'],
+    [
+      'arguments that are a number',
+      { name: 'x', turns: [{ tool_calls: [{ name: 'R', arguments: 1 }] }] },
+      'turns.0.tool_calls.0.arguments: expected an object',
+    ],
   ])('rejects %s, naming the file and the field', async (_what, content, message) => {
     const path = await writeScenario('bad.json', content);
     await expect(loadScenarioFile(path)).rejects.toThrow(`${path}: ${message}`);

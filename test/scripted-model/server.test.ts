@@ -48,9 +48,15 @@ test('streams text as chat.completion.chunk deltas', async () => {
 test('streams tool calls that the SDK assembles from split arguments', async () => {
   const args = { file_path: '/tmp/ws/greet.js', limit: 20 };
   const { name, client } = script([
-    turn.tools([{ name: 'Read', arguments: args }, { name: 'Bash', arguments: { command: 'ls' }, id: 'call_ls' }], {
-      text: 'Reading.',
-    }),
+    turn.tools(
+      [
+        { name: 'Read', arguments: args },
+        { name: 'Bash', arguments: { command: 'ls' }, id: 'call_ls' },
+      ],
+      {
+        text: 'Reading.',
+      },
+    ),
   ]);
   const stream = client.chat.completions.stream({ model: 'm', messages: [user('read it')] });
   const argDeltas: string[] = [];
@@ -203,7 +209,10 @@ describe('faults', () => {
   test('a 429 with retry-after reaches the client; the next attempt is served', async () => {
     const { name, client } = script([
       turn.text('after the storm', {
-        faults: [{ status: 429, headers: { 'retry-after': '7' } }, { status: 503, body: { error: { message: 'overloaded', type: 'overloaded' } } }],
+        faults: [
+          { status: 429, headers: { 'retry-after': '7' } },
+          { status: 503, body: { error: { message: 'overloaded', type: 'overloaded' } } },
+        ],
       }),
     ]);
     const call = () => client.chat.completions.create({ model: 'm', messages: [user('hi')], stream: true });
@@ -321,4 +330,28 @@ describe('consumption', () => {
   test('adding a scenario twice is an error', () => {
     expect(() => model.addScenario({ name: 'default', turns: [] })).toThrow(/already exists/);
   });
+});
+
+test('a concurrency limit answers 429 with retry-after beyond it, without touching the script', async () => {
+  model.setMaxConcurrent(1);
+  try {
+    const slow = script([turn.text('slow reply', { delay_ms: 500 })]);
+    const fast = script([turn.text('fast reply')]);
+    const first = slow.client.chat.completions.create({ model: 'm', messages: [user('hi')] });
+    // The first is in flight once recorded (it then waits 500 ms before answering).
+    while (!model.requests.some((r) => r.scenario === slow.name)) await new Promise((r) => setTimeout(r, 5));
+    const err = await fast.client.chat.completions.create({ model: 'm', messages: [user('hi')] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIError);
+    expect((err as APIError).status).toBe(429);
+    expect((err as APIError).headers?.get('retry-after')).toBe('1');
+    expect((err as APIError).headers?.get('retry-after-ms')).toBe('1000');
+    expect((await first).choices[0]!.message.content).toBe('slow reply');
+    expect(model.rateLimited).toBeGreaterThanOrEqual(1);
+    // The rejected request did not count as an attempt: the same turn is served whole next time.
+    const again = await fast.client.chat.completions.create({ model: 'm', messages: [user('hi')] });
+    expect(again.choices[0]!.message.content).toBe('fast reply');
+    expect(model.requests.filter((r) => r.scenario === fast.name).map((r) => r.attempt)).toEqual([1]);
+  } finally {
+    model.setMaxConcurrent(undefined);
+  }
 });

@@ -9,19 +9,12 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
-import { CONTINUATION_PREFIX } from '../../src/workflows/compaction';
-import type { SDKMessage } from '../../src/shared/events';
-import { startHarness, type Harness } from '../helpers/harness';
+import { CONTINUATION_PREFIX } from '../../src/workflows/context/compaction-plan';
+import type { SessionEvent } from '../../src/shared/events';
+import { useHarness } from '../helpers/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness();
 
-const requestsOf = (scenario: string) => h.model.requests.filter((r) => r.scenario === scenario);
 const usage = (prompt_tokens: number) => ({ usage: { prompt_tokens, completion_tokens: 10 } });
 const toolCallCommands = (messages: unknown[]) =>
   (messages as { role: string; tool_calls?: { function: { arguments: string } }[] }[])
@@ -41,15 +34,18 @@ test('proactive compaction near the window: the summary replaces the old turns, 
     { compaction: { contextWindow: 10_000, threshold: 0.8, keepRecentTurns: 2, summaryModel: 'scripted/summaries' } },
   );
   expect(result).toMatchObject({ subtype: 'success', result: 'All four steps ran.', num_turns: 5 });
-  const boundary = messages.find((m) => m.type === 'system' && m.subtype === 'compact_boundary') as Extract<SDKMessage, { subtype: 'compact_boundary' }>;
+  const boundary = messages.find((m) => m.type === 'system' && m.subtype === 'compact_boundary') as Extract<
+    SessionEvent,
+    { subtype: 'compact_boundary' }
+  >;
   expect(boundary.compact_metadata.trigger).toBe('auto');
   expect(boundary.compact_metadata.pre_tokens).toBeGreaterThanOrEqual(8_000);
 
-  const summaryRequest = requestsOf('summaries')[0]!.body;
+  const summaryRequest = h.requestsOf('summaries')[0]!.body;
   expect(summaryRequest.tools).toBeUndefined();
   expect(JSON.stringify(summaryRequest.messages)).toContain('echo step 0');
 
-  const after = requestsOf('compact-after')[0]!.body.messages;
+  const after = h.requestsOf('compact-after')[0]!.body.messages;
   expect(after.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant', 'tool']);
   const summaryMessage = after[1]!.content as string;
   expect(summaryMessage.startsWith(CONTINUATION_PREFIX)).toBe(true);
@@ -78,7 +74,7 @@ test('reactive compaction: a context-overflow error compacts and retries the cal
   );
   expect(result).toMatchObject({ subtype: 'success', result: 'Recovered after compaction.' });
   expect(messages.filter((m) => m.type === 'system' && m.subtype === 'compact_boundary')).toHaveLength(1);
-  const after = requestsOf('overflow-after')[0]!.body.messages;
+  const after = h.requestsOf('overflow-after')[0]!.body.messages;
   expect(toolCallCommands(after)).toEqual(['echo three']);
   h.model.reset(); // turn 3 of 'overflow' was answered only by its fault, as intended
 });
@@ -86,10 +82,21 @@ test('reactive compaction: a context-overflow error compacts and retries the cal
 test('old tool output beyond the budget is replaced by a placeholder that says what was trimmed', async () => {
   const big = (c: string) => `head -c 1500 /dev/zero | tr '\\0' '${c}'`;
   await h.run(
-    { name: 'trim', turns: [turn.tool('Bash', { command: big('a') }), turn.tool('Bash', { command: big('b') }), turn.tool('Bash', { command: big('c') }), turn.text('done')] },
+    {
+      name: 'trim',
+      turns: [
+        turn.tool('Bash', { command: big('a') }),
+        turn.tool('Bash', { command: big('b') }),
+        turn.tool('Bash', { command: big('c') }),
+        turn.text('done'),
+      ],
+    },
     { compaction: { toolResultBudgetChars: 4_000, keepRecentToolResultTurns: 1 } },
   );
-  const last = requestsOf('trim')[3]!.body.messages.filter((m) => m.role === 'tool').map((m) => m.content as string);
+  const last = h
+    .requestsOf('trim')[3]!
+    .body.messages.filter((m) => m.role === 'tool')
+    .map((m) => m.content as string);
   expect(last[0]).toBe('[Old tool result trimmed to save context: 1,500 characters from Bash. Run the tool again if you need it.]');
   expect(last[1]).toBe('[Old tool result trimmed to save context: 1,500 characters from Bash. Run the tool again if you need it.]');
   expect(last[2]).toBe('c'.repeat(1500));
@@ -98,12 +105,15 @@ test('old tool output beyond the budget is replaced by a placeholder that says w
 test('loop detection: the same call repeated injects a warning before the next model call', async () => {
   const same = turn.tool('Glob', { pattern: '**/*.md' });
   const { messages } = await h.run({ name: 'looping', turns: [same, same, same, turn.text('I will stop repeating myself.')] }, {});
-  const warning = messages.find((m) => m.type === 'system' && m.subtype === 'loop_detected') as Extract<SDKMessage, { subtype: 'loop_detected' }>;
+  const warning = messages.find((m) => m.type === 'system' && m.subtype === 'loop_detected') as Extract<
+    SessionEvent,
+    { subtype: 'loop_detected' }
+  >;
   expect(warning.count).toBe(3);
-  const fourth = requestsOf('looping')[3]!.body.messages;
+  const fourth = h.requestsOf('looping')[3]!.body.messages;
   const lastUser = fourth[fourth.length - 1]!;
   expect(lastUser).toEqual({ role: 'user', content: warning.message });
-  expect(requestsOf('looping')[2]!.body.messages.some((m) => m.role === 'user' && m.content === warning.message)).toBe(false);
+  expect(h.requestsOf('looping')[2]!.body.messages.some((m) => m.role === 'user' && m.content === warning.message)).toBe(false);
 });
 
 test('a transcript larger than one payload (2 MiB) is read by the model activity in pages', async () => {
@@ -117,7 +127,7 @@ test('a transcript larger than one payload (2 MiB) is read by the model activity
   );
   expect(result).toMatchObject({ subtype: 'success', num_turns: 25 });
   expect(JSON.stringify(await handle.transcript()).length).toBeGreaterThan(2.2 * 1024 * 1024);
-  expect(requestsOf('big-transcript')[24]!.body.messages.filter((m) => m.role === 'tool')).toHaveLength(24);
+  expect(h.requestsOf('big-transcript')[24]!.body.messages.filter((m) => m.role === 'tool')).toHaveLength(24);
 });
 
 test('max_tokens with a nearly full context compacts and carries on instead of ending the session', async () => {
@@ -138,7 +148,7 @@ test('max_tokens with a nearly full context compacts and carries on instead of e
   );
   expect(result).toMatchObject({ subtype: 'success', result: 'Finished after the cut-off.' });
   expect(messages.filter((m) => m.type === 'system' && m.subtype === 'compact_boundary')).toHaveLength(1);
-  const after = requestsOf('cutoff-after')[0]!.body.messages;
+  const after = h.requestsOf('cutoff-after')[0]!.body.messages;
   expect(after[after.length - 1]).toEqual({
     role: 'user',
     content: 'Your previous response was cut off at the output token limit. Continue from where it stopped, in smaller steps.',

@@ -1,25 +1,17 @@
 /**
- * The agent loop on a real dev server with the scripted model over HTTP: seed 000 §12's
- * checklist and seed 001 Phase 7's loop cases.
+ * The agent loop on a real dev server with the scripted model over HTTP: the loop's
+ * checklist: stop reasons, tool order, errors as data, permissions, usage and cost.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
-import type { AssistantMessage, SDKMessage, UserMessage } from '../../src/shared/events';
+import type { AssistantMessage, SessionEvent, UserMessage } from '../../src/shared/events';
 import type { ToolResultBlock } from '../../src/shared/messages';
-import { startHarness, type Harness } from '../helpers/harness';
+import { kinds, useHarness } from '../helpers/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness();
 
-const requestsOf = (scenario: string) => h.model.requests.filter((r) => r.scenario === scenario);
-const kinds = (ms: SDKMessage[]) => ms.map((m) => (m.type === 'system' ? `system/${m.subtype}` : m.type));
-const toolResults = (ms: SDKMessage[]) =>
+const toolResults = (ms: SessionEvent[]) =>
   ms
     .filter((m): m is UserMessage => m.type === 'user')
     .flatMap((m) => (Array.isArray(m.message.content) ? m.message.content : []))
@@ -28,7 +20,14 @@ const toolResults = (ms: SDKMessage[]) =>
 test('simple text response: init, assistant, result; success with the final text', async () => {
   const { messages, result } = await h.run({ name: 'simple', turns: [turn.text('Hello there.')] }, {});
   expect(kinds(messages)).toEqual(['system/init', 'assistant', 'result']);
-  expect(result).toMatchObject({ subtype: 'success', is_error: false, num_turns: 1, result: 'Hello there.', exit_reason: 'end_turn', stop_reason: 'end_turn' });
+  expect(result).toMatchObject({
+    subtype: 'success',
+    is_error: false,
+    num_turns: 1,
+    result: 'Hello there.',
+    exit_reason: 'end_turn',
+    stop_reason: 'end_turn',
+  });
   h.model.assertConsumed('simple');
 });
 
@@ -41,7 +40,7 @@ test('single tool call: the tool runs and its result goes back to the model as a
   );
   expect(result.subtype).toBe('success');
   expect(result.num_turns).toBe(2);
-  const second = requestsOf('single-tool')[1]!.body.messages;
+  const second = h.requestsOf('single-tool')[1]!.body.messages;
   const toolMsg = second.find((m) => m.role === 'tool') as { tool_call_id: string; content: string };
   expect(toolMsg.content).toBe('     1\talpha');
   expect(kinds(messages)).toEqual(['system/init', 'assistant', 'tool_progress', 'tool_progress', 'user', 'assistant', 'result']);
@@ -67,7 +66,7 @@ test('multiple tool calls in one turn: all run, results in call order, one tool 
   );
   expect(result.subtype).toBe('success');
   expect(toolResults(messages).map((r) => r.tool_use_id)).toEqual(['c3', 'c1', 'c2']);
-  const sent = requestsOf('multi-tool')[1]!.body.messages.filter((m) => m.role === 'tool') as { tool_call_id: string; content: string }[];
+  const sent = h.requestsOf('multi-tool')[1]!.body.messages.filter((m) => m.role === 'tool') as { tool_call_id: string; content: string }[];
   expect(sent.map((m) => [m.tool_call_id, m.content])).toEqual([
     ['c3', '     1\tfile 3'],
     ['c1', '     1\tfile 1'],
@@ -89,22 +88,27 @@ test('tool error: a failing tool becomes an is_error result the model sees, and 
 test('max turns: exactly maxTurns model calls, then error_max_turns', async () => {
   const loop = Array.from({ length: 5 }, () => turn.tool('Glob', { pattern: '*' }));
   const { result } = await h.run({ name: 'max-turns', turns: loop }, { maxTurns: 3 });
-  expect(requestsOf('max-turns')).toHaveLength(3);
+  expect(h.requestsOf('max-turns')).toHaveLength(3);
   expect(result).toMatchObject({ subtype: 'error_max_turns', is_error: true, num_turns: 3 });
   expect(result.errors).toEqual(['Reached the maximum number of turns (3).']);
 });
 
-test('max budget: stops once cost reaches the budget, before running that turn\'s tools', async () => {
+test.each([
+  ['above', 0.3],
+  ['exactly at', 0.4],
+])("max budget: a cost %s the budget stops the session before running that turn's tools", async (where, maxBudgetUsd) => {
   const ws = h.workspace();
   const usage = { prompt_tokens: 1_000_000, completion_tokens: 0 }; // $0.40 for gpt-4.1-mini
+  const name = `budget-${where.replace(' ', '-')}`;
   const { messages, result } = await h.run(
-    { name: 'budget', turns: [turn.tool('Bash', { command: 'touch ran' }, { usage }), turn.text('unreachable')] },
-    { cwd: ws, maxBudgetUsd: 0.3 },
+    { name, turns: [turn.tool('Bash', { command: 'touch ran' }, { usage }), turn.text('unreachable')] },
+    { cwd: ws, maxBudgetUsd },
   );
   expect(result).toMatchObject({ subtype: 'error_max_budget_usd', num_turns: 1 });
-  expect(result.total_cost_usd).toBeCloseTo(0.4);
+  expect(result.total_cost_usd).toBe(0.4);
   expect(toolResults(messages)[0]).toMatchObject({ is_error: true, content: 'Not run: the session reached its maximum budget.' });
-  expect(requestsOf('budget')).toHaveLength(1);
+  expect(existsSync(path.join(ws, 'ran'))).toBe(false);
+  expect(h.requestsOf(name)).toHaveLength(1);
 });
 
 test('cost tracking: cost and usage accumulate across turns, per model', async () => {
@@ -121,29 +125,41 @@ test('cost tracking: cost and usage accumulate across turns, per model', async (
   // gpt-4.1-mini: input 0.4, output 1.6, cache read 0.1 per million.
   const expected = (600 * 0.4 + 100 * 1.6 + 400 * 0.1 + 2000 * 0.4 + 200 * 1.6) / 1e6;
   expect(result.total_cost_usd).toBeCloseTo(expected, 12);
-  expect(result.usage).toEqual({ input_tokens: 2600, output_tokens: 300, cache_read_input_tokens: 400, cache_creation_input_tokens: 0 });
-  expect(result.modelUsage['gpt-4.1-mini']).toMatchObject({ inputTokens: 2600, outputTokens: 300, costBasis: 'table' });
+  expect(result.usage).toMatchObject({
+    input_tokens: 2600,
+    output_tokens: 300,
+    cache_read_input_tokens: 400,
+    cache_creation_input_tokens: 0,
+  });
+  expect(result.modelUsage['gpt-4.1-mini']).toMatchObject({ inputTokens: 2600, outputTokens: 300, costBasis: 'list' });
   const usage = await handle.usage();
   expect(usage.costUsd).toBeCloseTo(expected, 12);
   expect(await handle.turnCount()).toBe(2);
 });
 
 test('unknown model costs 0 with costBasis unknown and a warning event', async () => {
-  const { messages, result } = await h.run({ name: 'unpriced', turns: [turn.text('hi', { usage: { prompt_tokens: 10, completion_tokens: 5 } })] }, { model: 'my-local-model' });
+  const { messages, result } = await h.run(
+    { name: 'unpriced', turns: [turn.text('hi', { usage: { prompt_tokens: 10, completion_tokens: 5 } })] },
+    { model: 'my-local-model' },
+  );
   expect(result.total_cost_usd).toBe(0);
   expect(result.modelUsage['my-local-model']!.costBasis).toBe('unknown');
-  expect(messages.some((m) => m.type === 'system' && m.subtype === 'warning' && /No price is known for model my-local-model/.test(m.message))).toBe(true);
+  expect(
+    messages.some((m) => m.type === 'system' && m.subtype === 'warning' && /No price is known for model my-local-model/.test(m.message)),
+  ).toBe(true);
 });
 
 test('permission denied: the model gets an error result and the denial is reported', async () => {
   const ws = h.workspace();
   const { messages, result } = await h.run(
     { name: 'denied', turns: [turn.tool('Bash', { command: 'touch should-not-exist' }), turn.text('I was not allowed.')] },
-    { cwd: ws, permissionMode: 'default' },
+    { cwd: ws, permissionMode: 'dontAsk' },
   );
   expect(toolResults(messages)[0]).toMatchObject({ is_error: true });
   expect(toolResults(messages)[0]!.content).toMatch(/Permission to use Bash has not been granted/);
-  expect(result.permission_denials).toEqual([{ tool_name: 'Bash', tool_use_id: expect.any(String), tool_input: { command: 'touch should-not-exist' } }]);
+  expect(result.permission_denials).toEqual([
+    { tool_name: 'Bash', tool_use_id: expect.any(String), tool_input: { command: 'touch should-not-exist' } },
+  ]);
   expect(kinds(messages)).toContain('system/permission_denied');
   expect(existsSync(path.join(ws, 'should-not-exist'))).toBe(false);
 });
@@ -174,23 +190,37 @@ test('unknown tool and bad arguments: error results naming the tools / the field
   expect(j!.content).toMatch(/not valid JSON/);
   expect([u, b, j].every((r) => r!.is_error)).toBe(true);
   // The raw arguments go back to the model unchanged with the assistant message.
-  const sent = requestsOf('bad-calls')[1]!.body.messages.find((m) => m.role === 'assistant') as { tool_calls: { function: { arguments: string } }[] };
+  const sent = h.requestsOf('bad-calls')[1]!.body.messages.find((m) => m.role === 'assistant') as {
+    tool_calls: { function: { arguments: string } }[];
+  };
   expect(sent.tool_calls[2]!.function.arguments).toBe('{"file_path": "/x');
   expect(result.subtype).toBe('success');
 });
 
 test('stop reasons: length → max_tokens error, content_filter → stop_sequence error; cut tool calls are dropped', async () => {
-  const a = await h.run({ name: 'max-tokens', turns: [turn.tools([{ name: 'Read', arguments: '{"file_pa' }], { text: 'partial', finish_reason: 'length' })] }, {});
+  const a = await h.run(
+    { name: 'max-tokens', turns: [turn.tools([{ name: 'Read', arguments: '{"file_pa' }], { text: 'partial', finish_reason: 'length' })] },
+    {},
+  );
   expect(a.result).toMatchObject({ subtype: 'error_during_execution', exit_reason: 'max_tokens', stop_reason: 'max_tokens' });
   const assistant = a.messages.find((m): m is AssistantMessage => m.type === 'assistant')!;
-  expect(assistant.message.content).toEqual([{ type: 'text', text: 'partial' }]);
+  expect(assistant.message.content).toEqual([{ type: 'text', text: 'partial', citations: null }]);
   const b = await h.run({ name: 'stop-seq', turns: [turn.text('filtered', { finish_reason: 'content_filter' })] }, {});
   expect(b.result).toMatchObject({ subtype: 'error_during_execution', exit_reason: 'stop_sequence' });
 });
 
 test('message ordering: init → (assistant → tool_progress… → user)* → result, seq increasing', async () => {
   const { messages } = await h.run(
-    { name: 'ordering', turns: [turn.tools([{ name: 'Glob', arguments: { pattern: '*' } }, { name: 'Glob', arguments: { pattern: '*.x' } }]), turn.text('done')] },
+    {
+      name: 'ordering',
+      turns: [
+        turn.tools([
+          { name: 'Glob', arguments: { pattern: '*' } },
+          { name: 'Glob', arguments: { pattern: '*.x' } },
+        ]),
+        turn.text('done'),
+      ],
+    },
     {},
   );
   expect(kinds(messages)).toEqual([
@@ -218,7 +248,7 @@ test('session persistence: the transcript stays readable after the session ends'
 
 test('the system prompt and tool specs reach the model; systemPrompt string replaces ours', async () => {
   await h.run({ name: 'sysprompt', turns: [turn.text('ok')] }, {});
-  const body = requestsOf('sysprompt')[0]!.body;
+  const body = h.requestsOf('sysprompt')[0]!.body;
   expect(body.messages[0]).toMatchObject({ role: 'system' });
   expect((body.messages[0] as { content: string }).content).toMatch(/Working directory: \//);
   expect((body.tools ?? []).map((t) => (t as { function: { name: string } }).function.name).sort()).toEqual(
@@ -226,7 +256,7 @@ test('the system prompt and tool specs reach the model; systemPrompt string repl
   );
   expect(body.stream).toBe(true);
   await h.run({ name: 'sysprompt-own', turns: [turn.text('ok')] }, { systemPrompt: 'Be terse.', tools: ['Read'] });
-  const own = requestsOf('sysprompt-own')[0]!.body;
+  const own = h.requestsOf('sysprompt-own')[0]!.body;
   expect(own.messages[0]).toEqual({ role: 'system', content: 'Be terse.' });
   expect((own.tools ?? []).map((t) => (t as { function: { name: string } }).function.name)).toEqual(['Read']);
 });
@@ -240,12 +270,7 @@ test('TodoWrite runs in the workflow and its list is in the state query', async 
 
 test('invalid options are rejected by the client before anything starts, naming the field', async () => {
   await expect(h.client.start({ prompt: 'x', cwd: '/tmp', maxTurns: 'three' as never })).rejects.toThrow(/maxTurns/);
-  await expect(h.client.start({ prompt: 'x', cwd: '/tmp', colour: 'red' } as never)).rejects.toThrow("invalid session config: colour: unknown option 'colour'");
-});
-
-test('includePartialMessages is not silently ignored: the stream says it is unsupported', async () => {
-  const { messages } = await h.run({ name: 'partial', turns: [turn.text('hi')] }, { includePartialMessages: true });
-  expect(messages.find((m) => m.type === 'system' && m.subtype === 'warning')).toMatchObject({
-    message: expect.stringMatching(/^includePartialMessages is not supported yet/),
-  });
+  await expect(h.client.start({ prompt: 'x', cwd: '/tmp', colour: 'red' } as never)).rejects.toThrow(
+    "invalid session config: colour: unknown option 'colour'",
+  );
 });

@@ -1,21 +1,14 @@
 /**
- * Provider failures (DESIGN D2): Temporal owns the retries, honours retry-after, does not retry
+ * Provider failures (ARCHITECTURE.md#temporal-owns-retries): Temporal owns the retries, honours retry-after, does not retry
  * what cannot succeed, and falls back to `fallbackModel` once the primary's retries run out.
  */
 import { turn } from '../../src/testing/scripted-model';
 import type { ApiRetryMessage } from '../../src/shared/events';
-import { startHarness, type Harness } from '../helpers/harness';
+import { useHarness } from '../helpers/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = useHarness();
 
 const fast = { retry: { maxAttempts: 5, initialIntervalMs: 200, maximumIntervalMs: 2_000 } };
-const requestsOf = (scenario: string) => h.model.requests.filter((r) => r.scenario === scenario);
 const retries = (messages: { type: string; subtype?: string }[]) =>
   messages.filter((m): m is ApiRetryMessage => m.type === 'system' && m.subtype === 'api_retry');
 
@@ -25,11 +18,9 @@ test('429 with retry-after: 2 is retried no sooner than 2 s later, and reported 
     fast,
   );
   expect(result.subtype).toBe('success');
-  const [first, second] = requestsOf('rate-limited');
+  const [first, second] = h.requestsOf('rate-limited');
   expect(second!.at - first!.at).toBeGreaterThanOrEqual(2_000);
-  expect(retries(messages)).toEqual([
-    expect.objectContaining({ attempt: 1, max_retries: 4, retry_delay_ms: 2_000, error_status: 429 }),
-  ]);
+  expect(retries(messages)).toEqual([expect.objectContaining({ attempt: 1, max_retries: 4, retry_delay_ms: 2_000, error_status: 429 })]);
 });
 
 test('500 and 503 are retried with growing backoff', async () => {
@@ -38,7 +29,7 @@ test('500 and 503 are retried with growing backoff', async () => {
     fast,
   );
   expect(result.subtype).toBe('success');
-  const at = requestsOf('server-errors').map((r) => r.at);
+  const at = h.requestsOf('server-errors').map((r) => r.at);
   expect(at).toHaveLength(3);
   expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(200);
   expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(400);
@@ -57,7 +48,7 @@ test.each([
     { name, turns: [turn.text('never', { faults: [{ status, body: { error: { message: `scripted ${status} failure` } } }] })] },
     fast,
   );
-  expect(requestsOf(name)).toHaveLength(1);
+  expect(h.requestsOf(name)).toHaveLength(1);
   expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true, exit_reason: 'model_error' });
   expect(result.errors![0]).toMatch(new RegExp(`^Model request failed \\(${type}\\): ${status} scripted ${status} failure`));
   h.model.reset(); // the unused turn is intended
@@ -69,7 +60,7 @@ test('a stream dropped mid-response is retried', async () => {
     fast,
   );
   expect(result).toMatchObject({ subtype: 'success', result: 'a complete answer after a drop' });
-  expect(requestsOf('dropped')).toHaveLength(2);
+  expect(h.requestsOf('dropped')).toHaveLength(2);
   expect(retries(messages)).toHaveLength(1);
 });
 
@@ -78,8 +69,11 @@ test('fallbackModel is used once the primary model exhausts its retries', async 
     { name: 'fallback', turns: [turn.text('from the fallback', { faults: [{ status: 503 }, { status: 503 }] })] },
     { retry: { maxAttempts: 2, initialIntervalMs: 100, maximumIntervalMs: 100 }, fallbackModel: 'gpt-4.1-nano' },
   );
-  expect(requestsOf('fallback').map((r) => r.body.model)).toEqual(['gpt-4.1-mini', 'gpt-4.1-mini', 'gpt-4.1-nano']);
+  expect(h.requestsOf('fallback').map((r) => r.body.model)).toEqual(['gpt-4.1-mini', 'gpt-4.1-mini', 'gpt-4.1-nano']);
   expect(result).toMatchObject({ subtype: 'success', result: 'from the fallback' });
-  expect(messages.find((m) => m.type === 'system' && m.subtype === 'model_changed')).toMatchObject({ model: 'gpt-4.1-nano', reason: 'fallback' });
+  expect(messages.find((m) => m.type === 'system' && m.subtype === 'model_changed')).toMatchObject({
+    model: 'gpt-4.1-nano',
+    reason: 'fallback',
+  });
   expect((await handle.state()).model).toBe('gpt-4.1-nano');
 });

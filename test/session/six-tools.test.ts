@@ -6,20 +6,14 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import type { ToolResultBlock } from '../../src/shared/messages';
-import { startHarness, type Harness } from '../helpers/harness';
+import { useHarness } from '../helpers/harness';
 
-let h: Harness;
-beforeAll(async () => {
-  // Secrets in the worker's environment before its tools are first used, as in production.
-  process.env.OPENAI_API_KEY = 'sk-worker-secret';
-  process.env.TEMPORAL_API_KEY = 'temporal-secret';
-  process.env.ANTHROPIC_API_KEY = 'anthropic-secret';
-  process.env.DURABLE_AGENT_TEST_SECRET = 'custom-secret';
-  h = await startHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+// Secrets in the worker's environment before its tools are first used, as in production.
+process.env.OPENAI_API_KEY = 'sk-worker-secret';
+process.env.TEMPORAL_API_KEY = 'temporal-secret';
+process.env.ANTHROPIC_API_KEY = 'anthropic-secret';
+process.env.DURABLE_AGENT_TEST_SECRET = 'custom-secret';
+const h = useHarness();
 
 function sampleRepo(): string {
   const ws = h.workspace();
@@ -63,7 +57,9 @@ test('a session uses Glob, Grep, Read, Edit, Write and Bash and leaves the repos
   expect(results.map((r) => r.is_error ?? false)).toEqual([false, false, false, false, false, false]);
   expect(results[0]!.content.split('\n').sort()).toEqual([math, path.join(ws, 'src', 'strings.js')].sort());
   expect(results[1]!.content).toBe(`${math}:1:function add(a, b) {`);
-  expect(results[2]!.content).toBe('     1\tfunction add(a, b) {\n     2\t  return a - b;\n     3\t}\n     4\t\n     5\tmodule.exports = { add };');
+  expect(results[2]!.content).toBe(
+    '     1\tfunction add(a, b) {\n     2\t  return a - b;\n     3\t}\n     4\t\n     5\tmodule.exports = { add };',
+  );
   expect(results[5]!.content).toBe('all tests pass');
 });
 

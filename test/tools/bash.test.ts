@@ -1,9 +1,11 @@
-import { readFileSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { BASH_INTERRUPTED_MESSAGE, createToolOps, lastCommandName } from '../../src/activities/tools';
-import { call, removeTempDirs, tempDir } from './helpers';
+import { call, processesNamed, removeTempDirs, tempDir } from './helpers';
+import { parseSandboxOption } from '../../src/shared/sandbox';
 import { createAttemptJournal } from '../../src/activities/tools/attempts';
+import { readIfExists } from '../helpers/exists';
+import { waitFor } from '../helpers/wait';
 
 let cwd: string;
 beforeEach(async () => {
@@ -28,7 +30,7 @@ describe('Bash output', () => {
     expect(out).toMatchObject({ content: 'failing\nExit code 3', isError: true });
   });
 
-  test("exit 1 from grep, diff, test and [ is an answer, not an error", async () => {
+  test('exit 1 from grep, diff, test and [ is an answer, not an error', async () => {
     await fs.writeFile(path.join(cwd, 'a'), 'x\n');
     await fs.writeFile(path.join(cwd, 'b'), 'y\n');
     expect(await bash({ command: 'grep nothing a' })).toMatchObject({ content: 'Exit code 1', isError: false });
@@ -89,7 +91,7 @@ describe('Bash output', () => {
   });
 });
 
-describe('Bash environment (DESIGN D9)', () => {
+describe('Bash environment (ARCHITECTURE.md#secrets-stay-on-workers)', () => {
   const saved = { ...process.env };
   afterEach(() => {
     process.env = { ...saved };
@@ -103,12 +105,16 @@ describe('Bash environment (DESIGN D9)', () => {
     process.env.CUSTOM_PRIVATE = 'custom';
     process.env.DURABLE_AGENT_SCRUB_ENV = 'CUSTOM_PRIVATE';
     process.env.HARMLESS_SETTING = 'kept';
-    const out = await bash(
-      { command: 'env | sort' },
-      { ctx: { env: { SESSION_VAR: 'from-session' } }, ops: createToolOps() },
-    );
+    const out = await bash({ command: 'env | sort' }, { ctx: { env: { SESSION_VAR: 'from-session' } }, ops: createToolOps() });
     const names = out.content.split('\n').map((l) => l.split('=')[0]);
-    for (const secret of ['OPENAI_API_KEY', 'TEMPORAL_ADDRESS', 'GITHUB_TOKEN', 'MY_DB_SECRET_PASSWORD', 'CUSTOM_PRIVATE', 'DURABLE_AGENT_SCRUB_ENV']) {
+    for (const secret of [
+      'OPENAI_API_KEY',
+      'TEMPORAL_ADDRESS',
+      'GITHUB_TOKEN',
+      'MY_DB_SECRET_PASSWORD',
+      'CUSTOM_PRIVATE',
+      'DURABLE_AGENT_SCRUB_ENV',
+    ]) {
       expect(names).not.toContain(secret);
     }
     expect(out.content).toContain('HARMLESS_SETTING=kept');
@@ -123,52 +129,29 @@ describe('Bash environment (DESIGN D9)', () => {
   });
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    // a zombie waiting for its (non-reaping) parent is dead too
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
-
-async function waitFor<T>(fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('Bash cancellation and retries', () => {
-  test('abort kills the whole process group', async () => {
-    const pids = path.join(cwd, 'pids');
+  // Sandboxed, bwrap's PID namespace hides the children's numbers: find them by name instead.
+  test.each(['off', 'auto'] as const)('abort kills everything the command started (sandbox %s)', async (mode) => {
+    const name = `da-abort-${mode}-${process.pid}-${Date.now()}`;
+    const started = path.join(cwd, 'started');
     const ac = new AbortController();
     const running = bash(
-      { command: `sleep 30 & echo $! >> ${pids}; sleep 30 & echo $! >> ${pids}; echo $$ >> ${pids}; wait` },
-      { signal: ac.signal },
+      { command: `(exec -a ${name} sleep 30) & (exec -a ${name} sleep 30) & echo yes > ${started}; wait` },
+      { signal: ac.signal, ctx: { sandbox: parseSandboxOption(mode) } },
     );
-    const list = await waitFor(async () => {
-      const text = await fs.readFile(pids, 'utf8').catch(() => '');
-      const found = text.split('\n').filter(Boolean).map(Number);
-      return found.length === 3 ? found : undefined;
-    });
-    expect(list.every(alive)).toBe(true);
+    await waitFor('both sleeps and the started file', () => processesNamed(name).length === 2 && readIfExists(started) !== undefined);
     ac.abort();
     const out = await running;
-    expect(out).toMatchObject({ content: 'Command was aborted before completion', isError: true });
-    await waitFor(async () => (list.some(alive) ? undefined : true));
-    expect(list.filter(alive)).toEqual([]);
+    expect(out).toMatchObject({
+      content: 'Command was aborted before completion',
+      isError: true,
+      structured: { sandboxed: mode === 'auto' },
+    });
+    await waitFor('everything the command started to end', () => processesNamed(name).length === 0);
+    expect(processesNamed(name)).toEqual([]);
   });
 
-  test('attempt 2 after a started attempt does not run the command again (DESIGN D4)', async () => {
+  test('attempt 2 after a started attempt does not run the command again (ARCHITECTURE.md#side-effects-reported-as-unknown)', async () => {
     const log = path.join(cwd, 'log');
     const command = `echo ran >> ${log}`;
     const out = await bash({ command }, { attempt: 2, previousHeartbeat: { started: true, elapsedMs: 3000 } });

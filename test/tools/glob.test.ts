@@ -44,9 +44,7 @@ describe('Glob', () => {
     await age(path.join(cwd, 'old.ts'), 300);
     await age(path.join(cwd, 'src/mid.ts'), 200);
     await age(path.join(cwd, 'src/deep/new.ts'), 100);
-    expect((await glob({ pattern: '**/*.ts' })).content).toBe(
-      [`${cwd}/src/deep/new.ts`, `${cwd}/src/mid.ts`, `${cwd}/old.ts`].join('\n'),
-    );
+    expect((await glob({ pattern: '**/*.ts' })).content).toBe([`${cwd}/src/deep/new.ts`, `${cwd}/src/mid.ts`, `${cwd}/old.ts`].join('\n'));
     expect((await glob({ pattern: '*.ts' })).content).toBe(`${cwd}/old.ts`);
     expect((await glob({ pattern: '*.{md,ts}', path: path.join(cwd, 'src') })).content).toBe(
       [`${cwd}/src/readme.md`, `${cwd}/src/mid.ts`].join('\n'),

@@ -99,9 +99,7 @@ describe.each(implementations)('Grep via %s', (_name, makeOps) => {
     expect((await grep({ pattern: 'TODO', head_limit: 1 })).content).toBe(
       `Found 6 files\n${cwd}/src/app.ts\n\n(Showing the first 1 of 6 files (head_limit=1). Raise head_limit, or narrow pattern, path, glob or type, to see the rest.)`,
     );
-    expect((await grep({ pattern: 'TODO', output_mode: 'content', type: 'py' })).content).toBe(
-      `${cwd}/lib/helper.py:1:# TODO python`,
-    );
+    expect((await grep({ pattern: 'TODO', output_mode: 'content', type: 'py' })).content).toBe(`${cwd}/lib/helper.py:1:# TODO python`);
     expect((await grep({ pattern: 'TODO w', output_mode: 'content' })).content).toBe(
       `${cwd}/wide.txt:1:TODO ${'w'.repeat(495)} [... omitted end of long line]`,
     );

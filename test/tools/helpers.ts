@@ -5,6 +5,8 @@ import * as path from 'node:path';
 import { createToolOps, createToolRegistry, type ToolDefinition, type ToolOps, type ToolOpsOptions } from '../../src/activities/tools';
 import type { ToolContext, ToolOutcome } from '../../src/shared/tools';
 
+export { processesNamed } from '../helpers/processes';
+
 const made: string[] = [];
 
 /** A fresh real directory (realpath'd, so expected paths compare equal). */

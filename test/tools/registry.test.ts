@@ -40,7 +40,18 @@ describe('registry', () => {
     expect(edit.inputSchema.required).toEqual(['file_path', 'old_string', 'new_string']);
     const grep = specs.find((s) => s.name === 'Grep')!;
     expect(Object.keys(grep.inputSchema.properties as object)).toEqual([
-      'pattern', 'path', 'glob', 'output_mode', '-B', '-A', '-C', '-n', '-i', 'type', 'head_limit', 'multiline',
+      'pattern',
+      'path',
+      'glob',
+      'output_mode',
+      '-B',
+      '-A',
+      '-C',
+      '-n',
+      '-i',
+      'type',
+      'head_limit',
+      'multiline',
     ]);
   });
 
@@ -77,7 +88,11 @@ describe('registry', () => {
         'request (Read with offset/limit, Grep with head_limit or a narrower path, Bash output redirected to a file) ' +
         'to see the rest]',
     );
-    expect(createToolRegistry([echoTool]).specs().map((s) => s.name)).toContain('Echo');
+    expect(
+      createToolRegistry([echoTool])
+        .specs()
+        .map((s) => s.name),
+    ).toContain('Echo');
   });
 
   test('an exception in a tool becomes an error outcome', async () => {

@@ -9,8 +9,7 @@ beforeEach(async () => {
 afterAll(removeTempDirs);
 
 const NOT_READ = 'File has not been read yet. Read it first before writing to it.';
-const MODIFIED =
-  'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.';
+const MODIFIED = 'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.';
 
 async function bumpMtime(file: string) {
   const t = new Date(Date.now() + 5000);
@@ -124,6 +123,68 @@ describe('Edit', () => {
     expect(await fs.readFile(file, 'utf8')).toBe('export {};\n');
     expect(await edit({ file_path: file, old_string: '', new_string: 'x' }, Date.now())).toMatchObject({
       content: 'Cannot create new file - file already exists.',
+      isError: true,
+    });
+  });
+});
+
+/**
+ * A retried attempt after a lost worker (ARCHITECTURE.md#side-effects-reported-as-unknown): the
+ * first attempt wrote the file and died before completing, so the workflow's read stamp is older
+ * than the file. The retry recognises its own change and reports success; anything else is still
+ * "modified since read".
+ */
+describe('a retry whose first attempt landed', () => {
+  async function landed(before: string, after: string) {
+    const file = path.join(cwd, 'landed.txt');
+    await write(file, before);
+    const stamp = await readStamp(cwd, file);
+    await write(file, after); // what the lost first attempt did
+    await bumpMtime(file);
+    return { file, stamp };
+  }
+
+  test('Write: the exact content on disk is success on a retry, an error on a first attempt', async () => {
+    const { file, stamp } = await landed('old\n', 'new\n');
+    const input = { file_path: file, content: 'new\n' };
+    expect(await call(cwd, 'Write', input, { ctx: { readStamp: stamp } })).toMatchObject({ content: MODIFIED, isError: true });
+    const out = await call(cwd, 'Write', input, { ctx: { readStamp: stamp }, attempt: 2 });
+    expect(out).toMatchObject({ content: `The file ${file} has been updated successfully.`, isError: false });
+    expect(out.fileStamps).toEqual([{ path: file, mtimeMs: (await fs.stat(file)).mtimeMs }]);
+    // Other content: somebody else changed the file, the retry must not overwrite it.
+    expect(await call(cwd, 'Write', { file_path: file, content: 'other\n' }, { ctx: { readStamp: stamp }, attempt: 2 })).toMatchObject({
+      content: MODIFIED,
+      isError: true,
+    });
+    expect(await fs.readFile(file, 'utf8')).toBe('new\n');
+  });
+
+  test('Write: a retry of a create whose first attempt landed reports the create, as a fault-free run does', async () => {
+    const file = path.join(cwd, 'created-by-lost-attempt.txt');
+    await write(file, 'fresh\n'); // the lost first attempt created it; the session never read it
+    const input = { file_path: file, content: 'fresh\n' };
+    expect(await call(cwd, 'Write', input, { attempt: 2 })).toMatchObject({
+      content: `File created successfully at: ${file}`,
+      isError: false,
+    });
+    // Other content in an unread file: not ours, refused as before.
+    expect(await call(cwd, 'Write', { file_path: file, content: 'other\n' }, { attempt: 2 })).toMatchObject({ isError: true });
+    expect(await fs.readFile(file, 'utf8')).toBe('fresh\n');
+  });
+
+  test('Edit: new text present and old text gone is success on a retry; old text still there is not', async () => {
+    const { file, stamp } = await landed('a\nbeta\nc\n', 'a\nBETA\nc\n');
+    const input = { file_path: file, old_string: 'beta', new_string: 'BETA' };
+    expect(await call(cwd, 'Edit', input, { ctx: { readStamp: stamp } })).toMatchObject({ content: MODIFIED, isError: true });
+    const out = await call(cwd, 'Edit', input, { ctx: { readStamp: stamp }, attempt: 2 });
+    expect(out).toMatchObject({ content: `The file ${file} has been updated successfully.`, isError: false });
+    expect(out.fileStamps).toEqual([{ path: file, mtimeMs: (await fs.stat(file)).mtimeMs }]);
+    expect(await fs.readFile(file, 'utf8')).toBe('a\nBETA\nc\n');
+
+    // Changed by someone else, and the old text is still there: genuinely stale.
+    const other = await landed('x\nbeta\n', 'x\nbeta\nBETA\n');
+    expect(await call(cwd, 'Edit', { ...input, file_path: other.file }, { ctx: { readStamp: other.stamp }, attempt: 2 })).toMatchObject({
+      content: MODIFIED,
       isError: true,
     });
   });

@@ -53,7 +53,7 @@ describe('finish reasons and tool-call parsing', () => {
   });
 });
 
-describe('model error classification (DESIGN D2)', () => {
+describe('model error classification (ARCHITECTURE.md#temporal-owns-retries)', () => {
   const apiError = (status: number, headers: Record<string, string> = {}) =>
     APIError.generate(status, { error: { message: `status ${status}` } }, undefined, new Headers(headers));
   it('reads retry-after-ms, retry-after seconds and HTTP dates', () => {
@@ -73,7 +73,14 @@ describe('model error classification (DESIGN D2)', () => {
   it('does not retry 400/401/403/404/413/422, named by who is at fault', () => {
     const types = [400, 401, 403, 404, 413, 422].map((s) => classifyModelError(apiError(s)));
     expect(types.map((t) => t.retryable)).toEqual([false, false, false, false, false, false]);
-    expect(types.map((t) => t.failure.type)).toEqual(['ModelBadRequest', 'ModelAuth', 'ModelPermission', 'ModelNotFound', 'ContextOverflow', 'ModelUnprocessable']);
+    expect(types.map((t) => t.failure.type)).toEqual([
+      'ModelBadRequest',
+      'ModelAuth',
+      'ModelPermission',
+      'ModelNotFound',
+      'ContextOverflow',
+      'ModelUnprocessable',
+    ]);
     expect(types.every((t) => t.failure.nonRetryable)).toBe(true);
   });
 });

@@ -9,7 +9,10 @@ const tools: ToolSpec[] = Array.from({ length: 10 }, (_, i) => ({
   inputSchema: { type: 'object' },
   readOnly: true,
 }));
-const messages: Message[] = Array.from({ length: 800 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `${i} ${'é'.repeat(1_000)}` }));
+const messages: Message[] = Array.from({ length: 800 }, (_, i) => ({
+  role: i % 2 ? 'assistant' : 'user',
+  content: `${i} ${'é'.repeat(1_000)}`,
+}));
 const state = { systemPrompt: 's'.repeat(10_000), tools, messages };
 
 test('a prompt page, system prompt and tools included, never exceeds the page budget', () => {

@@ -11,7 +11,9 @@ describe('session config', () => {
     expect(c.retry).toEqual({ maxAttempts: 5, initialIntervalMs: 1000, maximumIntervalMs: 60000 });
   });
   it('names an unknown field', () => {
-    expect(() => parseSessionConfig({ prompt: 'hi', cwd: '/w', maxTurn: 3 })).toThrow("invalid session config: maxTurn: unknown option 'maxTurn'");
+    expect(() => parseSessionConfig({ prompt: 'hi', cwd: '/w', maxTurn: 3 })).toThrow(
+      "invalid session config: maxTurn: unknown option 'maxTurn'",
+    );
   });
   it('names an invalid field', () => {
     try {
@@ -30,7 +32,9 @@ describe('session config', () => {
 describe('permissions.decide', () => {
   const base = { allowedTools: [] as string[], disallowedTools: [] as string[], mode: 'default' as const };
   it('denies by rule even in bypassPermissions', () => {
-    expect(decide({ ...base, toolName: 'Bash', readOnly: false, mode: 'bypassPermissions', disallowedTools: ['Bash'] }).behavior).toBe('deny');
+    expect(decide({ ...base, toolName: 'Bash', readOnly: false, mode: 'bypassPermissions', disallowedTools: ['Bash'] }).behavior).toBe(
+      'deny',
+    );
   });
   it('allows read-only tools, asks for mutating ones in default mode', () => {
     expect(decide({ ...base, toolName: 'Read', readOnly: true }).behavior).toBe('allow');
@@ -54,7 +58,9 @@ describe('pricing', () => {
   });
   it('prices all four token kinds per million', () => {
     const price = { input: 2, output: 8, cacheRead: 0.5, cacheWrite: 2.5, contextWindow: 1 };
-    expect(costOf({ inputTokens: 1e6, outputTokens: 1e6, cacheReadInputTokens: 1e6, cacheCreationInputTokens: 1e6 }, price)).toBeCloseTo(13);
+    expect(costOf({ inputTokens: 1e6, outputTokens: 1e6, cacheReadInputTokens: 1e6, cacheCreationInputTokens: 1e6 }, price)).toBeCloseTo(
+      13,
+    );
   });
 });
 

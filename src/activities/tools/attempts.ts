@@ -1,10 +1,10 @@
 /**
- * The attempt journal (DESIGN D4): a durable note, on the workspace host, that an attempt of a
+ * The attempt journal (ARCHITECTURE.md#side-effects-reported-as-unknown): a durable note, on the workspace host, that an attempt of a
  * non-idempotent command started. A heartbeat cannot serve: it reaches the server later, so a
  * worker killed right after spawning leaves no trace there and the retry would run the command
  * again. The journal is written and fsynced before the process exists; a retry that finds it
  * reports "effects unknown" instead of running the command twice. Tools run on the workspace
- * host's queue (D8), so the retry reads the same journal.
+ * host's queue (ARCHITECTURE.md#tools-pinned-to-their-host), so the retry reads the same journal.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync, writeSync, existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';

@@ -1,12 +1,15 @@
 /**
  * Bash: one `bash -c` subprocess per call, in its own process group so a timeout or an abort
- * kills everything it started. Not idempotent, so a retried attempt whose predecessor had
- * started refuses to run the command again (DESIGN D4).
+ * kills everything it started — inside a bubblewrap sandbox where the session and the worker
+ * allow it (docs/ARCHITECTURE.md#bash-sandbox). Not idempotent, so a retried attempt whose
+ * predecessor had started refuses to run the command again (ARCHITECTURE.md#side-effects-reported-as-unknown).
  */
 import { constants as osConstants } from 'node:os';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
+import type { Launch } from '../sandbox';
 import { buildChildEnv } from './env';
+import { killGroup } from './ops';
 import { toolError, toolOk, type ToolDefinition, type ToolExecContext } from './types';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
@@ -30,10 +33,7 @@ export const BashInput = z.strictObject({
     .max(BASH_MAX_TIMEOUT_MS)
     .optional()
     .describe(`Optional timeout in milliseconds (max ${BASH_MAX_TIMEOUT_MS})`),
-  description: z
-    .string()
-    .optional()
-    .describe('Clear, concise description of what this command does in 5-10 words, in active voice.'),
+  description: z.string().optional().describe('Clear, concise description of what this command does in 5-10 words, in active voice.'),
 });
 export type BashInput = z.infer<typeof BashInput>;
 
@@ -57,7 +57,11 @@ export function lastCommandName(command: string): string {
     } else cur += ch;
   }
   segments.push(cur);
-  const last = segments.map((s) => s.trim()).filter(Boolean).pop() ?? '';
+  const last =
+    segments
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop() ?? '';
   const words = last.split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
   const first = words[0] ?? '';
   return first.slice(first.lastIndexOf('/') + 1);
@@ -99,25 +103,22 @@ interface RunResult {
   spawnError?: Error;
 }
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
+/** stderr joins stdout inside the child, so the model sees them in the order they were written;
+ *  `exec` keeps it one process, and the command text reaches the inner bash -c unchanged. */
+function bashArgv(command: string): string[] {
+  return ['bash', '-c', 'exec bash -c "$1" 2>&1', 'bash', command];
 }
 
-function runCommand(command: string, timeoutMs: number, ctx: ToolExecContext): Promise<RunResult> {
+function runCommand(launch: Exclude<Launch, { kind: 'refused' }>, timeoutMs: number, ctx: ToolExecContext): Promise<RunResult> {
   const { ops, context, signal } = ctx;
-  const env = buildChildEnv({ base: ops.baseEnv, scrub: ops.scrubEnvNames, sessionEnv: context.env });
+  const env = { ...buildChildEnv({ base: ops.baseEnv, scrub: ops.scrubEnvNames, sessionEnv: context.env }), ...launch.env };
   const capture = new OutputCapture(BASH_MAX_OUTPUT_CHARS);
   const started = Date.now();
   return new Promise((resolve) => {
     const result: RunResult = { capture, exitCode: null, timedOut: false, aborted: false };
-    // stderr joins stdout inside the child, so the model sees them in the order they were written;
-    // `exec` keeps it one process, and the command text reaches the inner bash -c unchanged.
-    const child = ops.spawn('bash', ['-c', 'exec bash -c "$1" 2>&1', 'bash', command], {
+    // Its own process group: killing the group kills what the command started (or, sandboxed,
+    // bwrap, whose namespace dies with it).
+    const child = ops.spawn(launch.file, launch.args, {
       cwd: context.cwd,
       env,
       detached: true,
@@ -176,7 +177,7 @@ function runCommand(command: string, timeoutMs: number, ctx: ToolExecContext): P
   });
 }
 
-function format(run: RunResult, timeoutMs: number, command: string) {
+function format(run: RunResult, timeoutMs: number, command: string, sandboxed: boolean) {
   const { capture } = run;
   let text = capture.head.replace(/\n+$/, '');
   if (capture.cutChars > 0) {
@@ -203,6 +204,7 @@ function format(run: RunResult, timeoutMs: number, command: string) {
     timedOut: run.timedOut,
     interrupted: run.aborted,
     truncated: capture.cutChars > 0,
+    sandboxed,
   };
   return isError ? toolError(text, { structured }) : toolOk(text, { structured });
 }
@@ -213,7 +215,10 @@ export const bashTool: ToolDefinition<BashInput> = {
     'Executes a bash command in a fresh subprocess in the working directory (no shell state is kept ' +
     'between calls; `cd` does not persist). Output is stdout and stderr combined, limited to ' +
     `${BASH_MAX_OUTPUT_CHARS} characters. Timeout defaults to ${BASH_DEFAULT_TIMEOUT_MS} ms (max ` +
-    `${BASH_MAX_TIMEOUT_MS} ms). Prefer Read, Edit, Write, Glob and Grep for file work.`,
+    `${BASH_MAX_TIMEOUT_MS} ms). Prefer Read, Edit, Write, Glob and Grep for file work. Commands usually run ` +
+    'in a sandbox: they can write only under the working directory, the additional directories and /tmp ' +
+    '(private to the session, kept between calls), some home directories (~/.ssh, ~/.config, …) look empty, ' +
+    'the network may be off, and background processes end with the command.',
   schema: BashInput,
   readOnly: false,
   async execute(input, ctx) {
@@ -228,12 +233,23 @@ export const bashTool: ToolDefinition<BashInput> = {
       return toolError(`Working directory does not exist: ${ctx.context.cwd}`);
     }
     const timeoutMs = input.timeout ?? BASH_DEFAULT_TIMEOUT_MS;
+    const { context } = ctx;
+    const launch = await ctx.ops.sandbox.launch({
+      settings: context.sandbox,
+      cwd: context.cwd,
+      additionalDirectories: context.additionalDirectories,
+      sessionId: context.sessionId,
+      argv: bashArgv(input.command),
+      commandText: input.command,
+    });
+    // Refused before the journal entry: the command provably never started.
+    if (launch.kind === 'refused') return toolError(launch.message, { structured: { sandboxed: false, refused: true } });
     // Recorded durably before the process exists: a retry that finds it cannot know whether the
-    // command ran, so it says so instead of running it again (DESIGN D4).
+    // command ran, so it says so instead of running it again (ARCHITECTURE.md#side-effects-reported-as-unknown).
     if (ctx.attemptKey !== undefined) ctx.ops.attempts.markStarted(ctx.attemptKey);
     ctx.heartbeat({ started: true });
-    const run = await runCommand(input.command, timeoutMs, ctx);
-    if (run.spawnError) return toolError(`Failed to start bash: ${run.spawnError.message}`);
-    return format(run, timeoutMs, input.command);
+    const run = await runCommand(launch, timeoutMs, ctx);
+    if (run.spawnError) return toolError(`Failed to start ${launch.file}: ${run.spawnError.message}`);
+    return format(run, timeoutMs, input.command, launch.kind === 'sandboxed');
   },
 };

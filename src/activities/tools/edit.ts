@@ -19,6 +19,16 @@ function countOccurrences(haystack: string, needle: string): number {
   return n;
 }
 
+/** The success message of an edit already applied to `content`, or undefined if it is not. */
+function editLanded(content: string, input: EditInput): string | undefined {
+  const { old_string: oldString, new_string: newString } = input;
+  if (oldString === '') return content === newString ? `The file ${input.file_path} has been updated successfully.` : undefined;
+  if (newString === '' || !content.includes(newString) || content.includes(oldString)) return undefined;
+  return input.replace_all
+    ? `The file ${input.file_path} has been updated. All occurrences of '${oldString}' were successfully replaced with '${newString}'.`
+    : `The file ${input.file_path} has been updated successfully.`;
+}
+
 export const editTool: ToolDefinition<EditInput> = {
   name: 'Edit',
   description:
@@ -27,7 +37,7 @@ export const editTool: ToolDefinition<EditInput> = {
     'is true; add surrounding context to make it unique. An empty old_string creates a new file.',
   schema: EditInput,
   readOnly: false,
-  async execute(input, { context, ops }) {
+  async execute(input, { context, ops, attempt }) {
     const { old_string: oldString, new_string: newString } = input;
     if (oldString === newString) {
       return toolError('No changes to make: old_string and new_string are exactly the same.');
@@ -35,6 +45,17 @@ export const editTool: ToolDefinition<EditInput> = {
     const check = await resolveToolPath(input.file_path, { context, fs: ops.fs });
     if (!check.ok) return toolError(check.error);
     const stat = await statTarget(ops.fs, check.real);
+    if (attempt > 1 && stat !== null && !stat.isDirectory) {
+      // A retry after a lost worker whose first attempt landed: the new text is there and the old
+      // is gone, so the edit happened (ARCHITECTURE.md#side-effects-reported-as-unknown).
+      const landed = editLanded((await ops.fs.readFile(check.real)).toString('utf8'), input);
+      if (landed !== undefined && !checkFreshness(stat, context.readStamp).ok) {
+        return toolOk(landed, {
+          fileStamps: stampsFor(check, stat.mtimeMs),
+          structured: { filePath: check.requested, replaceAll: input.replace_all, replacements: 1 },
+        });
+      }
+    }
     if (stat === null && oldString !== '') return toolError('File does not exist.');
     if (stat !== null && oldString === '' && stat.size > 0) {
       return toolError('Cannot create new file - file already exists.');

@@ -1,5 +1,5 @@
 /**
- * Bash children get the worker's environment minus its secrets (DESIGN D9), plus the session's
+ * Bash children get the worker's environment minus its secrets (ARCHITECTURE.md#secrets-stay-on-workers), plus the session's
  * own `env`. The worker's API keys and Temporal settings never reach a model-driven command.
  */
 

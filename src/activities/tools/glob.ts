@@ -22,10 +22,7 @@ export const GlobInput = z.strictObject({
 export type GlobInput = z.infer<typeof GlobInput>;
 
 /** Searching needs a directory: the base `path` checked against the policy, or an error text. */
-export async function searchDir(
-  dir: string,
-  ctx: ToolExecContext,
-): Promise<{ ok: true; real: string } | { ok: false; error: string }> {
+export async function searchDir(dir: string, ctx: ToolExecContext): Promise<{ ok: true; real: string } | { ok: false; error: string }> {
   const check = await resolveToolPath(dir, { context: ctx.context, fs: ctx.ops.fs, allowRelative: true });
   if (!check.ok) return check;
   try {

@@ -64,9 +64,7 @@ function searchText(text: string, q: GrepQuery, re: RegExp): FileResult | null {
   for (const i of matched) {
     for (let j = Math.max(0, i - q.before); j <= Math.min(lines.length - 1, i + q.after); j++) shown.add(j);
   }
-  const out = [...shown]
-    .sort((a, b) => a - b)
-    .map((i) => ({ n: i + 1, text: lines[i]!, match: matched.has(i) }));
+  const out = [...shown].sort((a, b) => a - b).map((i) => ({ n: i + 1, text: lines[i]!, match: matched.has(i) }));
   return { count, lines: out };
 }
 

@@ -59,7 +59,10 @@ function cutColumns(text: string): string {
 }
 
 /** rg's own layout: `path:N:text` for matches, `path-N-text` for context, `--` between groups. */
-export function formatContentLines(files: { file: string; lines: GrepLine[] }[], opts: { lineNumbers: boolean; context: boolean }): string[] {
+export function formatContentLines(
+  files: { file: string; lines: GrepLine[] }[],
+  opts: { lineNumbers: boolean; context: boolean },
+): string[] {
   const out: string[] = [];
   let prev: { file: string; n: number } | undefined;
   for (const { file, lines } of files) {
@@ -82,7 +85,10 @@ async function format(hits: GrepHits, input: GrepInput, head: number, context: b
     const withTimes = await Promise.all(hits.files.map(async (file) => ({ file, mtimeMs: await stat(file) })));
     withTimes.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const total = withTimes.length;
-    let text = `Found ${plural(total, 'file')}\n${withTimes.slice(0, head).map((f) => f.file).join('\n')}`;
+    let text = `Found ${plural(total, 'file')}\n${withTimes
+      .slice(0, head)
+      .map((f) => f.file)
+      .join('\n')}`;
     if (total > head) text += `\n\n${moreNote(head, `of ${total} files`)}`;
     return toolOk(text, { structured: { mode: hits.mode, numFiles: total } });
   }
@@ -144,7 +150,11 @@ export const grepTool: ToolDefinition<GrepInput> = {
     const run = ops.ripgrep ? await runRipgrep(ops.ripgrep, query, ops) : await runJsGrep(ops.fs, query);
     if (ctx.signal.aborted) return toolError('Grep was aborted before completion');
     if (!run.ok) return toolError(run.error);
-    const mtime = (f: string) => ops.fs.stat(f).then((s) => s.mtimeMs, () => 0);
+    const mtime = (f: string) =>
+      ops.fs.stat(f).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      );
     return format(run.hits, input, head, before + after > 0, mtime);
   },
 };

@@ -5,10 +5,23 @@
  */
 import { createAttemptJournal, type AttemptJournal } from './attempts';
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { accessSync, constants as fsConstants, createReadStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
-import * as path from 'node:path';
 import { parseScrubList, SCRUB_ENV_VAR } from './env';
+import { findExecutable } from './which';
+import { createSandbox, sandboxOptionsFromEnv, type Sandbox } from '../sandbox';
+
+export { findExecutable };
+
+/** SIGKILL a process group a command was started in (detached): the command and everything it started. */
+export function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
 
 export interface FileStat {
   isFile: boolean;
@@ -52,8 +65,10 @@ export interface ToolOps {
   scrubEnvNames: string[];
   /** Path of `rg`; null forces Grep's JS fallback. */
   ripgrep: string | null;
-  /** Durable record of started attempts of non-idempotent commands (DESIGN D4). */
+  /** Durable record of started attempts of non-idempotent commands (ARCHITECTURE.md#side-effects-reported-as-unknown). */
   attempts: AttemptJournal;
+  /** Wraps Bash commands and command hooks in bubblewrap (docs/ARCHITECTURE.md#bash-sandbox). */
+  sandbox: Sandbox;
 }
 
 export interface ToolOpsOptions {
@@ -66,6 +81,8 @@ export interface ToolOpsOptions {
   ripgrep?: string | null;
   /** Default: a journal under $XDG_STATE_HOME (or ~/.local/state)/durable-agent/attempts. */
   attempts?: AttemptJournal;
+  /** Default: from DURABLE_AGENT_BWRAP / DURABLE_AGENT_SANDBOX / DURABLE_AGENT_SANDBOX_DENY_READ. */
+  sandbox?: Sandbox;
 }
 
 function toStat(s: import('node:fs').Stats): FileStat {
@@ -108,21 +125,6 @@ export const nodeFs: ToolFs = {
   },
 };
 
-/** First executable called `name` on PATH, or null. */
-export function findExecutable(name: string, searchPath = process.env.PATH ?? ''): string | null {
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, fsConstants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
 export function createToolOps(options: ToolOpsOptions = {}): ToolOps {
   return {
     fs: options.fs ?? nodeFs,
@@ -134,6 +136,8 @@ export function createToolOps(options: ToolOpsOptions = {}): ToolOps {
     scrubEnvNames: options.scrubEnvNames ?? parseScrubList(process.env[SCRUB_ENV_VAR]),
     ripgrep: options.ripgrep === undefined ? findExecutable('rg') : options.ripgrep,
     attempts: options.attempts ?? createAttemptJournal(),
+    // Built now, so a bad DURABLE_AGENT_SANDBOX fails the worker's start-up, not its first command.
+    sandbox: options.sandbox ?? createSandbox(sandboxOptionsFromEnv()),
   };
 }
 

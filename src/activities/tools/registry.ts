@@ -1,6 +1,6 @@
 /**
  * The registry: built-in and user tools by name. `run` is the single entry the `runTool`
- * activity calls; it never rejects for anything the model can fix (DESIGN D3): unknown tool,
+ * activity calls; it never rejects for anything the model can fix (ARCHITECTURE.md#tools-fail-as-data): unknown tool,
  * invalid input and tool exceptions all come back as `isError` outcomes.
  */
 import { z } from 'zod';

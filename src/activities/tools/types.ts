@@ -1,6 +1,6 @@
 /**
  * What a tool is, and what it gets when it runs. A tool never throws for a failure the model
- * can act on: it returns an error outcome (DESIGN D3). The registry turns anything thrown
+ * can act on: it returns an error outcome (ARCHITECTURE.md#tools-fail-as-data). The registry turns anything thrown
  * anyway into one.
  */
 import type { z } from 'zod';

@@ -19,19 +19,34 @@ export const writeTool: ToolDefinition<WriteInput> = {
     'Prefer Edit for changes to existing files.',
   schema: WriteInput,
   readOnly: false,
-  async execute(input, { context, ops }) {
+  async execute(input, { context, ops, attempt }) {
     const check = await resolveToolPath(input.file_path, { context, fs: ops.fs });
     if (!check.ok) return toolError(check.error);
-    const fresh = checkFreshness(await statTarget(ops.fs, check.real), context.readStamp);
-    if (!fresh.ok) return toolError(fresh.error);
+    const stat = await statTarget(ops.fs, check.real);
+    const fresh = checkFreshness(stat, context.readStamp);
+    if (!fresh.ok) {
+      // A retry after a lost worker whose first attempt landed: the exact content is on disk, so
+      // the write happened (ARCHITECTURE.md#side-effects-reported-as-unknown).
+      // With no read stamp the first attempt can only have created the file (an unread existing file
+      // is refused), so the retry reports what that attempt would have.
+      if (attempt > 1 && stat && !stat.isDirectory && (await ops.fs.readFile(check.real)).toString('utf8') === input.content) {
+        const created = context.readStamp === undefined;
+        return toolOk(
+          created ? `File created successfully at: ${check.requested}` : `The file ${check.requested} has been updated successfully.`,
+          {
+            fileStamps: stampsFor(check, stat.mtimeMs),
+            structured: { type: created ? 'create' : 'update', filePath: check.requested },
+          },
+        );
+      }
+      return toolError(fresh.error);
+    }
     await ops.fs.mkdir(path.dirname(check.real));
     await ops.fs.writeFile(check.real, input.content);
     const after = await ops.fs.stat(check.real);
     const created = fresh.stat === null;
     return toolOk(
-      created
-        ? `File created successfully at: ${check.requested}`
-        : `The file ${check.requested} has been updated successfully.`,
+      created ? `File created successfully at: ${check.requested}` : `The file ${check.requested} has been updated successfully.`,
       {
         fileStamps: stampsFor(check, after.mtimeMs),
         structured: { type: created ? 'create' : 'update', filePath: check.requested },

@@ -1,0 +1,78 @@
+/**
+ * Benchmark 7 — fleet chaos: 100 jobs at concurrency 20 against a scripted model limited to 10
+ * concurrent requests (429 with `retry-after` beyond), two worker processes SIGKILLed in turn
+ * every ~15 s, the dev server restarted once (test/helpers/fleet-chaos.ts). Prints, side by side,
+ * the fault-free run with rate limiting off and the chaos run with it on: model calls, 429s and
+ * their share, peak concurrency at the provider, wall time; then the checks (transcripts equal to
+ * the fault-free run, no Bash command twice).
+ *
+ *   npx tsx bench/fleet-chaos.ts [--jobs 100] [--concurrency 20] [--limit 10] [--kill-every-ms 15000]
+ */
+import { parseArgs } from 'node:util';
+import { runFleetChaos } from '../test/helpers/fleet-chaos';
+import { machine, table } from './lib';
+
+async function main(): Promise<number> {
+  const { values: v } = parseArgs({
+    options: {
+      jobs: { type: 'string', default: '100' },
+      concurrency: { type: 'string', default: '20' },
+      limit: { type: 'string', default: '10' },
+      workers: { type: 'string', default: '2' },
+      'kill-every-ms': { type: 'string', default: '15000' },
+    },
+  });
+  const r = await runFleetChaos({
+    jobs: Number(v.jobs),
+    concurrency: Number(v.concurrency),
+    modelLimit: Number(v.limit),
+    workers: Number(v.workers),
+    killEveryMs: Number(v['kill-every-ms']),
+    serverRestartAtKill: 2,
+    log: (l) => console.error(l),
+  });
+  const pct = (a: number, b: number) => `${((100 * a) / Math.max(1, b)).toFixed(1)}%`;
+  console.log(`\nFleet chaos — ${v.jobs} jobs, concurrency ${v.concurrency}, provider limit ${v.limit} concurrent (${machine()})\n`);
+  console.log(
+    table([
+      ['run', 'jobs done', 'model calls', '429s', '429 share', 'peak at provider', 'wall s', 'kills', 'server starts'],
+      [
+        'fault-free, limiting off',
+        r.finished.faultFree,
+        r.faultFree.modelCalls,
+        r.faultFree.rateLimited,
+        pct(r.faultFree.rateLimited, r.faultFree.modelCalls),
+        r.faultFree.peakConcurrent,
+        r.faultFree.seconds.toFixed(0),
+        0,
+        1,
+      ],
+      [
+        `chaos, limiting on (${r.chaos.capPerWorker}/worker)`,
+        r.finished.chaos,
+        r.chaos.modelCalls,
+        r.chaos.rateLimited,
+        pct(r.chaos.rateLimited, r.chaos.modelCalls),
+        r.chaos.peakConcurrent,
+        r.chaos.seconds.toFixed(0),
+        r.chaos.kills,
+        r.chaos.serverStarts,
+      ],
+    ]),
+  );
+  console.log(
+    `\ntranscript or Bash problems: ${r.problems.length}; Bash results reported unknown: ${r.chaos.unknownOutcomes}; worker crashes: ${r.crashes.length}`,
+  );
+  for (const p of r.problems.slice(0, 20)) console.log(`  ${p}`);
+  const ok = r.problems.length === 0 && r.finished.chaos === Number(v.jobs) && r.chaos.rateLimited <= 0.1 * r.chaos.modelCalls;
+  console.log(ok ? 'PASS' : 'FAIL');
+  return ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

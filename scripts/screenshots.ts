@@ -1,0 +1,109 @@
+/**
+ * `npm run screenshots`: the dashboard's three pages as PNGs in docs/ (shown in the README).
+ * Everything is real but the model: a dev server of its own, a worker, the scripted model playing
+ * the demo session, one session waiting for approval and a batch of 12 jobs; then Debian's
+ * chromium (through playwright-core) opens each page. Writes docs/dashboard-{sessions,session,batch}.png.
+ */
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { loadScenarioFile, turn } from '../src/testing/scripted-model';
+import { quietSdkLogs, startStack } from '../src/testing/stack';
+import { startDashboard } from '../src/ui/server';
+import { submitBatch } from '../src/client/batch';
+import { readJobsFile } from '../src/client/jobs-file';
+
+const ROOT = path.resolve(__dirname, '..');
+const DOCS = path.join(ROOT, 'docs');
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function main(): Promise<void> {
+  quietSdkLogs('ERROR');
+  const dir = mkdtempSync(path.join(tmpdir(), 'durable-agent-shots-'));
+  const workspace = path.join(dir, 'workspace');
+  cpSync(path.join(ROOT, 'examples', 'workspace'), workspace, { recursive: true });
+  const demo = await loadScenarioFile(path.join(ROOT, 'examples', 'scenarios', 'demo.json'), { vars: { WORKSPACE: workspace } });
+  const stack = await startStack({
+    devServer: { dbFile: path.join(dir, 'temporal.db'), ui: false },
+    model: { scripted: { scenarios: demo } },
+  });
+  const dashboard = await startDashboard({ client: stack.client, port: 0, pollMs: 250 });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  try {
+    const model = stack.model!;
+    const fixed = await stack.client.start({
+      prompt: '[scenario:demo] greet.js crashes when run. Find the bug, fix it, run the program to check.',
+      model: 'gpt-4.1-mini',
+      cwd: workspace,
+      permissionMode: 'acceptEdits',
+      allowedTools: ['Bash'],
+    });
+    await fixed.result();
+    model.addScenario({
+      name: 'cleanup',
+      turns: [
+        {
+          text: 'The build directory is stale; removing it before rebuilding.',
+          tool_calls: [{ name: 'Bash', arguments: { command: 'rm -rf build/' } }],
+        },
+        turn.text('Removed build/.'),
+      ],
+    });
+    await stack.client.start({
+      prompt: '[scenario:cleanup] Clean the build.',
+      model: 'gpt-4.1',
+      cwd: workspace,
+      permissionMode: 'default',
+    });
+
+    const batchId = 'nightly-triage';
+    const jobs = Array.from({ length: 12 }, (_, i) => {
+      const name = `triage-${i + 1}`;
+      model.addScenario({ name, turns: [turn.text(`Issue ${i + 1}: labelled and answered.`)] });
+      return { id: `issue-${100 + i}`, prompt: `[scenario:${name}] Triage issue ${100 + i}.`, permissionMode: 'bypassPermissions' };
+    });
+    const file = path.join(dir, 'jobs.jsonl');
+    writeFileSync(file, jobs.map((j) => JSON.stringify(j)).join('\n'));
+    await submitBatch(stack.client, readJobsFile(file, { batchId, cwd: workspace }), { batchId, concurrency: 4 });
+
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${dashboard.url}b/${batchId}`);
+    await until('the batch done', async () => (await page.locator('#progress').getAttribute('data-done')) === 'true');
+    await page.screenshot({ path: path.join(DOCS, 'dashboard-batch.png'), fullPage: true });
+
+    await page.goto(dashboard.url);
+    await until('the sessions listed', async () => (await page.locator('#sessions tr[data-session]').count()) >= 14);
+    await page.screenshot({ path: path.join(DOCS, 'dashboard-sessions.png') });
+
+    await page.goto(`${dashboard.url}s/${encodeURIComponent(fixed.sessionId)}`);
+    await page.locator('[data-result]').waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: path.join(DOCS, 'dashboard-session.png'), fullPage: true });
+    console.log(`wrote docs/dashboard-{sessions,session,batch}.png`);
+  } finally {
+    await browser.close();
+    await dashboard.close();
+    await stack.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

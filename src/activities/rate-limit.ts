@@ -1,0 +1,216 @@
+/**
+ * Rate limits per model endpoint (ARCHITECTURE.md#rate-limits). One `EndpointLimiter` per endpoint
+ * and key, shared by every model call of the worker process: a 429/529 or an exhausted
+ * `x-ratelimit-remaining-*` header blocks all of them until the advertised reset, instead of each
+ * session discovering the limit by failing; configured caps (concurrent calls, requests/min,
+ * tokens/min) hold calls back before they are sent. Across worker processes the blocks are shared
+ * through a limiter workflow (src/workflows/rate-limit.ts) by `FleetLimitSync`.
+ */
+import { createHash } from 'node:crypto';
+
+export interface RateLimitCaps {
+  /** Model calls in flight at once on this worker (per endpoint). */
+  maxConcurrent?: number;
+  /** Requests started per rolling minute. */
+  requestsPerMinute?: number;
+  /** Tokens (prompt estimate + output cap, corrected by usage) per rolling minute. */
+  tokensPerMinute?: number;
+}
+
+/** Why a call is held back; the session sees it in its `system/api_retry` event. */
+export interface WaitReason {
+  reason: 'rate_limited' | 'max_concurrent' | 'requests_per_minute' | 'tokens_per_minute';
+  /** Expected wait in ms (0 when unknown: a concurrency slot frees when another call ends). */
+  delayMs: number;
+  message: string;
+}
+
+const MINUTE = 60_000;
+
+/** Milliseconds until a reset header's moment: `1.5s`, `6m0s`, `200ms`, seconds, or an HTTP date. */
+export function parseResetMs(value: string | null | undefined, nowMs = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const v = value.trim();
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.max(0, Number(v) * 1000);
+  const parts = [...v.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length > 0 && parts.map((p) => p[0]).join('') === v) {
+    const unit: Record<string, number> = { ms: 1, s: 1000, m: MINUTE, h: 60 * MINUTE };
+    return parts.reduce((n, p) => n + Number(p[1]) * unit[p[2]!]!, 0);
+  }
+  const date = Date.parse(v);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+/** What a response's headers say about the limit: how long every call must wait (or nothing). */
+export function blockFromHeaders(status: number | null, headers: Headers | undefined, nowMs = Date.now()): number | undefined {
+  if (!headers) return status === 429 || status === 529 ? 1_000 : undefined;
+  const ms = headers.get('retry-after-ms');
+  const retryAfter = ms && Number.isFinite(Number(ms)) ? Math.max(0, Number(ms)) : parseResetMs(headers.get('retry-after'), nowMs);
+  const exhausted = (kind: 'requests' | 'tokens') => {
+    const left = headers.get(`x-ratelimit-remaining-${kind}`);
+    return left !== null && Number(left) <= 0 ? (parseResetMs(headers.get(`x-ratelimit-reset-${kind}`), nowMs) ?? 1_000) : undefined;
+  };
+  const resets = [exhausted('requests'), exhausted('tokens')].filter((x): x is number => x !== undefined);
+  if (status === 429 || status === 529) resets.push(retryAfter ?? 1_000);
+  return resets.length ? Math.max(...resets) : undefined;
+}
+
+/** The endpoint and key as one opaque id: the key is hashed, it never leaves the worker. */
+export function endpointKey(baseURL: string | undefined, apiKey: string | undefined): string {
+  const url = (baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
+  return createHash('sha256')
+    .update(`${url}\u0000${apiKey ?? ''}`)
+    .digest('hex')
+    .slice(0, 16);
+}
+
+export class EndpointLimiter {
+  /** Epoch ms until which no call may start (learned from headers, here or from the fleet). */
+  blockedUntil = 0;
+  blockedReason = '';
+  private inFlight = 0;
+  private starts: number[] = [];
+  private tokens: { at: number; n: number }[] = [];
+  private wakers = new Set<() => void>();
+  /** Calls held back so far, and 429/529 answers seen (for benchmarks and logs). */
+  readonly stats = { waits: 0, limited: 0, calls: 0 };
+
+  constructor(
+    readonly key: string,
+    public caps: RateLimitCaps = {},
+  ) {}
+
+  /** A response arrived (or failed with a status): learn any block its headers announce; returns a new block to share. */
+  observe(status: number | null, headers: Headers | undefined, nowMs = Date.now()): { untilMs: number; reason: string } | undefined {
+    if (status === 429 || status === 529) this.stats.limited++;
+    const ms = blockFromHeaders(status, headers, nowMs);
+    if (ms === undefined) return undefined;
+    const reason = status === 429 || status === 529 ? `HTTP ${status}` : 'x-ratelimit-remaining reached 0';
+    return this.block(nowMs + ms, reason) ? { untilMs: nowMs + ms, reason } : undefined;
+  }
+
+  /** Block until `untilMs` (the later block wins). Returns whether it extended the block. */
+  block(untilMs: number, reason: string): boolean {
+    if (untilMs <= this.blockedUntil) return false;
+    this.blockedUntil = untilMs;
+    this.blockedReason = reason;
+    return true;
+  }
+
+  /** Why a call of `estTokens` cannot start now, or undefined if it can. */
+  check(estTokens: number, nowMs = Date.now()): WaitReason | undefined {
+    if (this.blockedUntil > nowMs) {
+      const delayMs = this.blockedUntil - nowMs;
+      return { reason: 'rate_limited', delayMs, message: `the provider's rate limit (${this.blockedReason}) resets in ${delayMs} ms` };
+    }
+    const { maxConcurrent, requestsPerMinute, tokensPerMinute } = this.caps;
+    if (maxConcurrent && this.inFlight >= maxConcurrent) {
+      return { reason: 'max_concurrent', delayMs: 0, message: `${this.inFlight} model calls in flight (cap ${maxConcurrent})` };
+    }
+    this.starts = this.starts.filter((t) => t > nowMs - MINUTE);
+    if (requestsPerMinute && this.starts.length >= requestsPerMinute) {
+      return {
+        reason: 'requests_per_minute',
+        delayMs: this.starts[0]! + MINUTE - nowMs,
+        message: `${this.starts.length} requests in the last minute (cap ${requestsPerMinute})`,
+      };
+    }
+    this.tokens = this.tokens.filter((t) => t.at > nowMs - MINUTE);
+    const used = this.tokens.reduce((n, t) => n + t.n, 0);
+    if (tokensPerMinute && used > 0 && used + estTokens > tokensPerMinute) {
+      return {
+        reason: 'tokens_per_minute',
+        delayMs: this.tokens[0]!.at + MINUTE - nowMs,
+        message: `${used} tokens in the last minute (cap ${tokensPerMinute})`,
+      };
+    }
+    return undefined;
+  }
+
+  /**
+   * Wait until a call of `estTokens` may start, then take its slot. `onWait` is told once per
+   * distinct reason; `beat` is called about every second while waiting (activity heartbeat).
+   * Returns the release, which takes the tokens actually used.
+   */
+  async acquire(
+    estTokens: number,
+    opts: { signal?: AbortSignal; onWait?: (w: WaitReason) => void; beat?: () => void } = {},
+  ): Promise<(usedTokens?: number) => void> {
+    let told = '';
+    for (let why = this.check(estTokens); why; why = this.check(estTokens)) {
+      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+      // A block about to expire is not worth an event (a retry timed to the provider's own retry-after).
+      if (why.reason !== told && !(why.reason === 'rate_limited' && why.delayMs <= 500)) {
+        told = why.reason;
+        this.stats.waits++;
+        opts.onWait?.(why);
+      }
+      opts.beat?.();
+      await this.sleep(Math.min(why.delayMs || 1_000, 1_000), opts.signal);
+    }
+    const now = Date.now();
+    this.inFlight++;
+    this.stats.calls++;
+    this.starts.push(now);
+    const entry = { at: now, n: estTokens };
+    this.tokens.push(entry);
+    let released = false;
+    return (usedTokens) => {
+      if (released) return;
+      released = true;
+      this.inFlight--;
+      if (usedTokens !== undefined) entry.n = usedTokens;
+      for (const w of [...this.wakers]) w();
+    };
+  }
+
+  private sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakers.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+const limiters = new Map<string, EndpointLimiter>();
+
+/** The process's limiter for an endpoint and key (every worker of the process shares it). */
+export function limiterFor(baseURL: string | undefined, apiKey: string | undefined, caps: RateLimitCaps = {}): EndpointLimiter {
+  const key = endpointKey(baseURL, apiKey);
+  let l = limiters.get(key);
+  if (!l) limiters.set(key, (l = new EndpointLimiter(key, caps)));
+  else if (Object.keys(caps).length > 0) l.caps = caps;
+  return l;
+}
+
+/** Caps from the worker's environment: DURABLE_AGENT_MODEL_MAX_CONCURRENT, _RPM, _TPM. */
+export function capsFromEnv(env: Record<string, string | undefined> = process.env): RateLimitCaps {
+  const num = (name: string): number | undefined => {
+    const v = env[name]?.trim();
+    if (!v) return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name}: expected a whole number ≥ 1, got '${v}'`);
+    return n;
+  };
+  const caps: RateLimitCaps = {};
+  const c = num('DURABLE_AGENT_MODEL_MAX_CONCURRENT');
+  const r = num('DURABLE_AGENT_MODEL_RPM');
+  const t = num('DURABLE_AGENT_MODEL_TPM');
+  if (c) caps.maxConcurrent = c;
+  if (r) caps.requestsPerMinute = r;
+  if (t) caps.tokensPerMinute = t;
+  return caps;
+}
+
+/** Whether header-driven limiting is on (DURABLE_AGENT_MODEL_RATE_LIMIT=0 turns it off, for comparisons). */
+export function limitingFromEnv(env: Record<string, string | undefined> = process.env): boolean {
+  const v = (env.DURABLE_AGENT_MODEL_RATE_LIMIT ?? '').trim().toLowerCase();
+  return !(v === '0' || v === 'false' || v === 'off' || v === 'no');
+}

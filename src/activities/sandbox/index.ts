@@ -1,0 +1,240 @@
+/**
+ * The sandbox for commands that run on the workspace — Bash and command hooks
+ * (docs/ARCHITECTURE.md#bash-sandbox). `launch` turns a command's argv into what to spawn: the
+ * same argv wrapped in bubblewrap, the bare argv (sandbox off, an excluded command, or no
+ * bubblewrap under 'auto'), or a refusal (no bubblewrap under 'required').
+ *
+ * Whether bubblewrap works is learned once per worker by running it, not by looking for the
+ * binary: a container without user namespaces has the binary and cannot use it.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { accessSync, constants as fsConstants, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isExcludedCommand, parseSandboxOption, sandboxMode, type SandboxSettings, type SandboxStatus } from '../../shared/sandbox';
+import { isScrubbedEnvName, parseScrubList, SCRUB_ENV_VAR } from '../tools/env';
+import { findExecutable } from '../tools/which';
+import { bwrapArgs, expandPath, planMounts } from './mounts';
+
+export { bwrapArgs, orderMounts, planMounts, type Mount } from './mounts';
+
+export const BWRAP_ENV_VAR = 'DURABLE_AGENT_BWRAP';
+export const SANDBOX_ENV_VAR = 'DURABLE_AGENT_SANDBOX';
+export const SANDBOX_DENY_READ_ENV_VAR = 'DURABLE_AGENT_SANDBOX_DENY_READ';
+
+/** Hidden from every sandboxed command, with the worker's key and settings files. */
+export const DEFAULT_DENY_READ = [
+  '~/.ssh',
+  '~/.aws',
+  '~/.config',
+  '~/.claude',
+  '~/.gnupg',
+  '~/.netrc',
+  '~/.git-credentials',
+  '~/.docker',
+  '~/.kube',
+];
+
+export interface SandboxOptions {
+  /** bubblewrap: a path, or a name looked up on PATH; null: none on this worker. Default: DURABLE_AGENT_BWRAP, else `bwrap`. */
+  bwrapPath?: string | null;
+  /** Settings of sessions that give none. Default: DURABLE_AGENT_SANDBOX (a mode or JSON settings), else 'auto'. */
+  defaults?: SandboxSettings;
+  /** Hidden besides DEFAULT_DENY_READ and the key files. Default: DURABLE_AGENT_SANDBOX_DENY_READ (comma-separated). */
+  denyRead?: string[];
+  /** Parent of the sessions' private tmp dirs. Default: <os tmpdir>/durable-agent-sandbox-<uid>. */
+  tmpRoot?: string;
+  /** The worker's environment: files its secret variables name (TEMPORAL_TLS_CLIENT_KEY_PATH, …) are hidden. */
+  workerEnv?: NodeJS.ProcessEnv;
+  home?: string;
+}
+
+export interface LaunchRequest {
+  /** The session's setting; absent: the worker's default. */
+  settings?: SandboxSettings;
+  cwd: string;
+  additionalDirectories: readonly string[];
+  /** Keys the session's private tmp, which persists across its commands. */
+  sessionId: string;
+  argv: readonly string[];
+  /** The command as the model wrote it, matched against `excludedCommands`. */
+  commandText: string;
+}
+
+export type Launch =
+  | { kind: 'sandboxed'; file: string; args: string[]; env: Record<string, string> }
+  | { kind: 'unsandboxed'; file: string; args: string[]; env: Record<string, string>; why: 'off' | 'excluded' | 'unavailable' }
+  | { kind: 'refused'; message: string };
+
+export interface Sandbox {
+  /** Probes bubblewrap on first call; the same answer afterwards. */
+  status(): Promise<SandboxStatus>;
+  launch(request: LaunchRequest): Promise<Launch>;
+}
+
+/** Worker options from its environment; a bad value throws naming the variable. */
+export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxOptions {
+  const raw = env[SANDBOX_ENV_VAR]?.trim();
+  let defaults: SandboxSettings | undefined;
+  if (raw) {
+    let value: unknown = raw;
+    if (raw.startsWith('{')) {
+      try {
+        value = JSON.parse(raw);
+      } catch (e) {
+        throw new Error(`${SANDBOX_ENV_VAR}: not valid JSON: ${(e as Error).message}`);
+      }
+    }
+    try {
+      defaults = parseSandboxOption(value);
+    } catch (e) {
+      const issue = (e as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
+      throw new Error(
+        `${SANDBOX_ENV_VAR}: ${issue ? `${[...issue.path].map(String).join('.') || '(value)'}: ${issue.message}` : (e as Error).message}`,
+      );
+    }
+  }
+  return {
+    ...(env[BWRAP_ENV_VAR] ? { bwrapPath: env[BWRAP_ENV_VAR] } : {}),
+    ...(defaults ? { defaults } : {}),
+    denyRead: parseScrubList(env[SANDBOX_DENY_READ_ENV_VAR]),
+    workerEnv: env,
+  };
+}
+
+/** Files named by the worker's secret variables (the ones Bash children never see). */
+export function workerSecretFiles(env: NodeJS.ProcessEnv): string[] {
+  const extra = parseScrubList(env[SCRUB_ENV_VAR]);
+  const files: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || !path.isAbsolute(value) || !isScrubbedEnvName(name, extra)) continue;
+    try {
+      if (statSync(value).isFile()) files.push(value);
+    } catch {
+      // names no file
+    }
+  }
+  return files;
+}
+
+function run(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: 15_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) || (err && code === -1 ? err.message : '') });
+    });
+  });
+}
+
+function resolveBwrap(bwrap: string): string | null {
+  if (!bwrap.includes('/')) return findExecutable(bwrap);
+  try {
+    accessSync(bwrap, fsConstants.X_OK);
+    return bwrap;
+  } catch {
+    return null;
+  }
+}
+
+/** Run bubblewrap as a real command would be run (own namespaces, no network, a private tmp). */
+async function probe(bwrapPath: string | null, tmpRoot: string): Promise<{ available: boolean; detail: string; bwrap?: string }> {
+  if (bwrapPath === null) return { available: false, detail: 'no bubblewrap configured for this worker' };
+  const bwrap = resolveBwrap(bwrapPath);
+  if (!bwrap) {
+    return {
+      available: false,
+      detail: bwrapPath.includes('/')
+        ? `no executable bubblewrap at ${bwrapPath} (${BWRAP_ENV_VAR})`
+        : `bubblewrap ('${bwrapPath}') is not on PATH; install Debian's bubblewrap or set ${BWRAP_ENV_VAR}`,
+    };
+  }
+  const version = (await run(bwrap, ['--version'])).stdout.trim() || 'bubblewrap';
+  mkdirSync(tmpRoot, { recursive: true, mode: 0o700 });
+  const dir = realpathSync(mkdtempSync(path.join(tmpRoot, 'probe-')));
+  try {
+    const args = bwrapArgs({
+      mounts: [
+        { kind: 'tmp', path: '/tmp', source: dir },
+        { kind: 'write', path: dir },
+      ],
+      network: 'off',
+      cwd: dir,
+      argv: ['true'],
+    });
+    const r = await run(bwrap, args);
+    if (r.code === 0) return { available: true, detail: `${version} (${bwrap})`, bwrap };
+    const why = r.stderr.trim().split('\n')[0] || `exit ${r.code}`;
+    return { available: false, detail: `${bwrap} cannot create a sandbox here: ${why}` };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const defaults = options.defaults ?? parseSandboxOption('auto');
+  const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
+  const tmpRoot = options.tmpRoot ?? path.join(os.tmpdir(), `durable-agent-sandbox-${uid}`);
+  const home = options.home ?? os.homedir();
+  const workerEnv = options.workerEnv ?? process.env;
+  let probed: Promise<{ available: boolean; detail: string; bwrap?: string }> | undefined;
+  let denied: string[] | undefined;
+  const probeOnce = () => (probed ??= probe(options.bwrapPath === undefined ? 'bwrap' : options.bwrapPath, tmpRoot));
+  const workerDenyRead = () =>
+    (denied ??= [...DEFAULT_DENY_READ, ...(options.denyRead ?? [])]
+      .map((p) => expandPath(p, { cwd: home, home }))
+      .concat(workerSecretFiles(workerEnv)));
+
+  const privateTmp = (sessionId: string) => {
+    const dir = path.join(tmpRoot, createHash('sha256').update(sessionId).digest('hex').slice(0, 20));
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  };
+
+  return {
+    async status() {
+      const p = await probeOnce();
+      return { available: p.available, detail: p.detail, defaultMode: sandboxMode(defaults) };
+    },
+    async launch(req) {
+      const settings = req.settings ?? defaults;
+      const bare = { file: req.argv[0]!, args: req.argv.slice(1), env: {} };
+      if (!settings.enabled) return { kind: 'unsandboxed', ...bare, why: 'off' };
+      if (isExcludedCommand(req.commandText, settings.excludedCommands)) return { kind: 'unsandboxed', ...bare, why: 'excluded' };
+      const p = await probeOnce();
+      if (!p.available || !p.bwrap) {
+        if (!settings.failIfUnavailable) return { kind: 'unsandboxed', ...bare, why: 'unavailable' };
+        return {
+          kind: 'refused',
+          message:
+            `The command was not run: this session requires a sandbox (sandbox: 'required') and none works on this worker: ${p.detail}. ` +
+            "Nothing was executed; the worker's operator must install bubblewrap, or the session must allow sandbox 'auto' or 'off'.",
+        };
+      }
+      const at = { cwd: req.cwd, home };
+      const fsSettings = settings.filesystem;
+      const mounts = await planMounts({
+        cwd: req.cwd,
+        writable: [...req.additionalDirectories, ...fsSettings.allowWrite].map((d) => expandPath(d, at)),
+        denyWrite: fsSettings.denyWrite.map((d) => expandPath(d, at)),
+        denyRead: [...workerDenyRead(), ...fsSettings.denyRead.map((d) => expandPath(d, at))],
+        privateTmp: privateTmp(req.sessionId),
+      });
+      return {
+        kind: 'sandboxed',
+        file: p.bwrap,
+        args: bwrapArgs({ mounts, network: settings.network, cwd: req.cwd, argv: req.argv }),
+        env: { TMPDIR: '/tmp', TMP: '/tmp', TEMP: '/tmp' },
+      };
+    },
+  };
+}
+
+/** One line for the worker's start-up log. */
+export function describeSandbox(status: SandboxStatus): string {
+  if (status.available) return `sandbox: ${status.detail}, sessions default to '${status.defaultMode}'`;
+  return (
+    `sandbox: UNAVAILABLE (${status.detail}) — Bash runs unsandboxed in 'auto' sessions and is refused in 'required' ones; ` +
+    `sessions default to '${status.defaultMode}'`
+  );
+}

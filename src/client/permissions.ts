@@ -1,0 +1,209 @@
+/**
+ * Answering permission requests from a program: the Claude Agent SDK's `canUseTool` callback,
+ * called for each pending request a client sees and turned into a `respondToPermission` update.
+ * The request lives in the workflow (ARCHITECTURE.md#durable-approval), so a client that goes away
+ * before answering leaves it pending for any other client; when two clients answer, the first
+ * answer is applied and the second is refused, which is not an error here.
+ */
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { answerProblem, type PendingPermission, type PermissionAnswer } from '../shared/approvals';
+import type { PermissionRequestMessage } from '../shared/events';
+import type { PermissionMode } from '../shared/permission-mode';
+
+export interface PermissionRuleValue {
+  toolName: string;
+  ruleContent?: string;
+}
+
+export type PermissionBehavior = 'allow' | 'deny' | 'ask';
+export type PermissionUpdateDestination = 'userSettings' | 'projectSettings' | 'localSettings' | 'session' | 'cliArg';
+
+/** The SDK's shape. A non-empty `updatedPermissions` answer adds the request's suggested rules to the session. */
+export type PermissionUpdate =
+  | {
+      type: 'addRules' | 'replaceRules' | 'removeRules';
+      rules: PermissionRuleValue[];
+      behavior: PermissionBehavior;
+      destination: PermissionUpdateDestination;
+    }
+  | { type: 'setMode'; mode: PermissionMode | 'auto'; destination: PermissionUpdateDestination }
+  | { type: 'addDirectories' | 'removeDirectories'; directories: string[]; destination: PermissionUpdateDestination };
+
+export type PermissionResult =
+  | { behavior: 'allow'; updatedInput?: Record<string, unknown>; updatedPermissions?: PermissionUpdate[]; toolUseID?: string }
+  | { behavior: 'deny'; message: string; interrupt?: boolean; toolUseID?: string };
+
+export type CanUseTool = (
+  toolName: string,
+  input: Record<string, unknown>,
+  options: {
+    /** Aborted when this client stops (its query was broken off): the request then stays pending for others. */
+    signal: AbortSignal;
+    /** Rules that would cover this call, as one `addRules` update for the session. */
+    suggestions?: PermissionUpdate[];
+    blockedPath?: string;
+    /** Why it asks: the rule that matched, or that nothing allows the call in this mode. */
+    decisionReason?: string;
+    toolUseID: string;
+    /** The pending request's id (what `durable-agent approve SESSION REQUEST` takes). */
+    requestId: string;
+    agentID?: string;
+  },
+  // The SDK's callbacks may answer null: that is no answer, and the call is denied saying so.
+) => Promise<PermissionResult | null>;
+
+/** What answering needs from a session (SessionHandle has it). */
+export interface PermissionSession {
+  pendingPermissions(): Promise<PendingPermission[]>;
+  respond(answer: PermissionAnswer): Promise<unknown>;
+  isOpen(): Promise<boolean>;
+}
+
+export type PermissionRequestLike = Pick<PendingPermission, 'requestId' | 'toolName' | 'toolUseId' | 'input' | 'message' | 'suggestions'>;
+
+export function requestFromEvent(m: PermissionRequestMessage): PermissionRequestLike {
+  return {
+    requestId: m.request_id,
+    toolName: m.tool_name,
+    toolUseId: m.tool_use_id,
+    input: m.tool_input,
+    message: m.message,
+    suggestions: m.suggestions,
+  };
+}
+
+/** `Bash(npm test)` → `{toolName: 'Bash', ruleContent: 'npm test'}`. */
+export function ruleValue(rule: string): PermissionRuleValue {
+  const m = /^([^(]+)\(([\s\S]*)\)$/.exec(rule);
+  return m ? { toolName: m[1]!, ruleContent: m[2]! } : { toolName: rule };
+}
+
+export function suggestionsAsUpdates(rules: readonly string[]): PermissionUpdate[] | undefined {
+  return rules.length ? [{ type: 'addRules', rules: rules.map(ruleValue), behavior: 'allow', destination: 'session' }] : undefined;
+}
+
+/** The SDK's answer as our update's. A malformed answer is a denial that says why, so the session never waits on a bug. */
+export function answerFor(request: PermissionRequestLike, result: PermissionResult | null): PermissionAnswer {
+  const r = result as Partial<PermissionResult> | undefined;
+  let answer: PermissionAnswer;
+  if (r?.behavior === 'allow') {
+    const changed = r.updatedInput !== undefined && JSON.stringify(r.updatedInput) !== JSON.stringify(request.input);
+    answer = {
+      requestId: request.requestId,
+      behavior: 'allow',
+      ...(changed ? { updatedInput: r.updatedInput } : {}),
+      ...(r.updatedPermissions?.length ? { always: true } : {}),
+    };
+  } else {
+    const d = r as { behavior?: unknown; message?: unknown; interrupt?: unknown } | undefined;
+    answer = {
+      requestId: request.requestId,
+      behavior: 'deny',
+      message: d?.message as string,
+      ...(d?.interrupt ? { interrupt: true } : {}),
+    };
+    if (d?.behavior !== 'deny')
+      answer.message = `canUseTool returned neither {behavior: 'allow'} nor {behavior: 'deny', message}; ${request.toolName} was not run.`;
+  }
+  const problem = answerProblem(answer, [request as PendingPermission]);
+  return problem
+    ? {
+        requestId: request.requestId,
+        behavior: 'deny',
+        message: `canUseTool returned an invalid answer (${problem}); ${request.toolName} was not run.`,
+      }
+    : answer;
+}
+
+export interface Responder {
+  /** Call canUseTool for this request and send the answer (once per request id). */
+  handle(request: PermissionRequestLike): void;
+  /** Every answer started so far has been sent, refused, or abandoned. */
+  settled(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Answers requests with `canUseTool` until `signal` aborts; then nothing more is sent. */
+export function permissionResponder(session: PermissionSession, canUseTool: CanUseTool, signal: AbortSignal): Responder {
+  const started = new Set<string>();
+  const inFlight = new Set<Promise<void>>();
+  const answerOne = async (request: PermissionRequestLike) => {
+    let result: PermissionResult | null;
+    try {
+      const input = (request.input && typeof request.input === 'object' ? request.input : {}) as Record<string, unknown>;
+      result = await canUseTool(request.toolName, input, {
+        signal,
+        suggestions: suggestionsAsUpdates(request.suggestions),
+        decisionReason: request.message,
+        toolUseID: request.toolUseId,
+        requestId: request.requestId,
+      });
+    } catch (e) {
+      if (signal.aborted) return;
+      result = {
+        behavior: 'deny',
+        message: `The permission callback failed (${(e as Error)?.message ?? String(e)}); ${request.toolName} was not run.`,
+      };
+    }
+    // This client is going away: leave the request pending for another.
+    if (signal.aborted) return;
+    await send(session, answerFor(request, result), signal);
+  };
+  return {
+    handle(request) {
+      if (signal.aborted || started.has(request.requestId)) return;
+      started.add(request.requestId);
+      const p = answerOne(request).finally(() => inFlight.delete(p));
+      inFlight.add(p);
+    },
+    async settled() {
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+/** Send one answer; refused (another client answered first, or the session moved on) is fine; a lost connection is retried. */
+async function send(session: PermissionSession, answer: PermissionAnswer, signal: AbortSignal): Promise<void> {
+  for (let delay = 250; !signal.aborted; delay = Math.min(delay * 2, 5_000)) {
+    try {
+      await session.respond(answer);
+      return;
+    } catch (e) {
+      if (e instanceof WorkflowUpdateFailedError || e instanceof WorkflowNotFoundError) return;
+      if (!(await session.isOpen().catch(() => true))) return;
+      await sleep(delay);
+    }
+  }
+}
+
+/**
+ * Answer a session's pending requests with `canUseTool` — including ones another client saw and
+ * abandoned — until `signal` aborts or the session closes. Polls the `pendingPermissions` query.
+ */
+export async function answerPermissions(
+  session: PermissionSession,
+  canUseTool: CanUseTool,
+  opts: { signal?: AbortSignal; pollMs?: number } = {},
+): Promise<void> {
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(opts.signal?.reason);
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) stop.abort();
+  const responder = permissionResponder(session, canUseTool, stop.signal);
+  try {
+    while (!stop.signal.aborted) {
+      try {
+        for (const request of await session.pendingPermissions()) responder.handle(request);
+      } catch {
+        // No worker answered the query in time: the requests wait in the workflow; ask again.
+      }
+      if (!(await session.isOpen().catch(() => true))) break;
+      await Promise.race([sleep(opts.pollMs ?? 500), new Promise((r) => stop.signal.addEventListener('abort', r, { once: true }))]);
+    }
+    await responder.settled();
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    stop.abort();
+  }
+}

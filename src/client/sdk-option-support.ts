@@ -1,0 +1,128 @@
+/**
+ * Every key of the Claude Agent SDK's `Options`, and what `query()` does with it. A key is
+ * supported, supported later (by an open issue), or refused by name before anything starts —
+ * never silently ignored. The README's "Options" table is printed from this one
+ * (`npx tsx scripts/options-table.ts`; test/unit/sdk-options.test.ts keeps them equal) and
+ * test/types/sdk-conformance.ts checks that it names exactly the SDK's keys.
+ */
+import type { SDKOptions } from './sdk-types';
+
+export type OptionSupport =
+  { status: 'supported'; note: string } | { status: 'later'; issue: number; note: string } | { status: 'refused'; note: string };
+
+const yes = (note: string): OptionSupport => ({ status: 'supported', note });
+const no = (note: string): OptionSupport => ({ status: 'refused', note });
+
+const NO_CLAUDE_CODE_PROCESS = 'there is no Claude Code process: the agent loop runs as a Temporal workflow on your workers';
+
+export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
+  abortController: yes('aborting cancels the session (durably) and ends the stream'),
+  additionalDirectories: yes('absolute paths the tools may use besides `cwd`'),
+  allowedTools: yes("permission rules in Claude Code's syntax, auto-approved"),
+  disallowedTools: yes('deny rules; a bare tool name removes the tool from the model'),
+  allowDangerouslySkipPermissions: yes(
+    "required with `permissionMode: 'bypassPermissions'` (and for `setPermissionMode('bypassPermissions')`)",
+  ),
+  canUseTool: yes(
+    'called for each permission request the query sees; its answer is sent with `respondToPermission`. A request left unanswered (the loop was broken off) stays pending for any other client',
+  ),
+  continue: yes('resumes the most recent session started with the same `cwd` (an error when there is none)'),
+  cwd: yes('default: `process.cwd()`; the path on the tools worker'),
+  effort: yes('sent as `reasoning_effort` (`low`, `medium`, `high`; `xhigh` and `max` send `high`)'),
+  env: yes('for Bash children; variables whose names look secret are refused — put them in the worker’s environment'),
+  fallbackModel: yes("one model, tried when the primary's retries are exhausted; a comma-separated list is refused"),
+  forkSession: yes('with `resume`/`continue`: the conversation continues under a new session id'),
+  hooks: yes(
+    "command hooks (`{ type: 'command', command }`) run on the tools worker; a callback is refused: register code hooks on the worker (`createWorker({ hooks })`)",
+  ),
+  includePartialMessages: yes(
+    '`stream_event`s as the model streams, read from the worker that runs the call, never from history; a retried call starts again with its own `message_start`',
+  ),
+  maxBudgetUsd: yes('the session ends with `error_max_budget_usd` once its cost reaches it'),
+  maxThinkingTokens: yes('sent as `reasoning_effort`: ≤ 4,096 `low`, ≤ 16,384 `medium`, more `high`; 0 sends nothing'),
+  maxTurns: yes('model round-trips; the session ends with `error_max_turns`'),
+  model: yes('any model name the OpenAI-compatible endpoint knows'),
+  outputFormat: no('no structured output (`structured_output`): ask for JSON in the prompt and parse the result text'),
+  permissionMode: yes(
+    '`default`, `acceptEdits`, `plan`, `dontAsk`, `bypassPermissions` (with `allowDangerouslySkipPermissions`); `auto` is refused (no permission classifier)',
+  ),
+  permissionPrompts: yes(
+    "`host`: asks become `system/permission_request` events any client answers; `none` is refused — use `permissionMode: 'dontAsk'`",
+  ),
+  persistSession: yes('sessions always persist (Temporal history); `false` is refused'),
+  resume: yes('a durable-agent session id'),
+  sandbox: yes(
+    "Bash's sandbox: `auto`, `required`, `off`, or Claude Code's settings block (`enabled`, `failIfUnavailable`, `network`, `excludedCommands`, `filesystem`); other fields are errors naming them",
+  ),
+  sessionId: yes('the session id (= workflow id); any non-empty string'),
+  settingSources: yes('`user`, `project`, `local` settings files, read on the tools worker'),
+  settings: yes('a path: a settings file on the tools worker; an inline object is refused — write it to a file there'),
+  stderr: yes('receives the session’s diagnostics: warnings, model-call retries, loop warnings (one line each)'),
+  systemPrompt: yes(
+    'a string, `string[]` (joined; the dynamic-boundary marker dropped), `{type: custom}`, or `{type: preset, append}` for our coding prompt; recorded once per session (`snapshot: false` and `excludeDynamicSections` are refused)',
+  ),
+  thinking: yes('`enabled` → its `budgetTokens` as `maxThinkingTokens`; `disabled` → 0; `adaptive` → the endpoint’s default'),
+  tools: yes('which built-in tools exist; `{type: preset}` = all'),
+  mcpServers: yes(
+    '`stdio`, `http` and `sse` servers, started on the tools worker; secret env values and headers must be `${VAR}` references to the worker’s environment. An in-process `sdk` server is refused here: register it on the worker (`createWorker({ tools: [createSdkMcpServer(…)] })`)',
+  ),
+  strictMcpConfig: yes('always strict: only the servers given in `mcpServers` are used, no `.mcp.json` is discovered'),
+  verbatimPrompts: yes('prompts are always sent verbatim (no `@file` expansion, no slash commands)'),
+  agent: yes(
+    'the main thread runs as that agent from `agents`: its `prompt` is the system prompt (so not with `systemPrompt`), its `tools` the tools (within `tools`; without `Task` it starts no subagents), its `model` the model (`inherit`: `model`)',
+  ),
+  agents: yes(
+    "`{description, prompt, tools, model}` per name: the `Task` tool starts each as a child workflow (the parent's cwd, rules and budget; `model` or the parent's); other AgentDefinition fields are errors naming them",
+  ),
+  agentProgressSummaries: no("no progress summaries: a subagent's own events join the stream with `parent_tool_use_id`"),
+  forwardSubagentText: no("a subagent's messages already join the stream with `parent_tool_use_id`; filter on it"),
+  includeHookEvents: no('hook runs are not stream events; a hook’s decision shows in the tool result or permission event'),
+  betas: no('Anthropic API betas; the model endpoint is OpenAI-compatible'),
+  debug: no('the agent runs on the workers: read the worker’s log (`durable-agent worker` prints to stderr)'),
+  debugFile: no('the agent runs on the workers: read the worker’s log'),
+  enableFileCheckpointing: no('no file checkpoints or `rewindFiles`; use git in the workspace'),
+  executable: no(NO_CLAUDE_CODE_PROCESS),
+  executableArgs: no(NO_CLAUDE_CODE_PROCESS),
+  extraArgs: no(NO_CLAUDE_CODE_PROCESS),
+  pathToClaudeCodeExecutable: no(NO_CLAUDE_CODE_PROCESS),
+  spawnClaudeCodeProcess: no(NO_CLAUDE_CODE_PROCESS),
+  loadTimeoutMs: no('Temporal is the session store: there is no `sessionStore` to load from'),
+  sessionStore: no('Temporal history is the session store'),
+  sessionStoreFlush: no('Temporal history is the session store'),
+  managedSettings: no('no managed (policy) settings layer; use `settings` or `settingSources`'),
+  mcpServersDelivery: no('MCP servers are connected on the tools worker, always'),
+  onElicitation: no('MCP elicitation: the client does not offer it, so servers cannot ask for input'),
+  onUserDialog: no('no dialogs: tool approvals are `system/permission_request` events answered with `respondToPermission`'),
+  supportedDialogKinds: no('no dialogs: tool approvals are `system/permission_request` events'),
+  perTaskStopAffordance: no('no background tasks'),
+  permissionPromptToolName: no('an MCP approval tool; answer `system/permission_request` events instead'),
+  planModeInstructions: no("put them in `systemPrompt` (`{type: 'preset', append}`)"),
+  plugins: no('no Claude Code plugins'),
+  pluginDelivery: no('no Claude Code plugins'),
+  projectConfigRoot: no('settings are read from `cwd` on the tools worker; pass a `settings` file instead'),
+  promptSuggestions: no('no prompt suggestions'),
+  resumeSessionAt: no('a session resumes its whole transcript; use `resume` with `forkSession` to branch from the end'),
+  resumeDropsTurn: no('goes with `resumeSessionAt`, which is refused'),
+  skills: no('no skills'),
+  taskBudget: no('use `maxBudgetUsd` or `maxTurns`'),
+  title: no('sessions are named by id (`sessionId`)'),
+  toolAliases: no('register a tool under the name you want on the worker (`createWorker({ tools })`)'),
+  toolConfig: no('the tools it configures (AskUserQuestion) do not exist here'),
+};
+
+/** Values of an unsupported key that change nothing (the SDK's defaults): accepted, not refused. */
+export const HARMLESS_VALUES: Partial<Record<keyof SDKOptions, readonly unknown[]>> = {
+  includeHookEvents: [false],
+  enableFileCheckpointing: [false],
+  debug: [false],
+  forwardSubagentText: [false],
+  agentProgressSummaries: [false],
+  promptSuggestions: [false],
+  perTaskStopAffordance: [false],
+};
+
+export function describeSupport(s: OptionSupport): string {
+  if (s.status === 'supported') return 'supported';
+  if (s.status === 'later') return `supported later (issue ${s.issue})`;
+  return 'refused';
+}

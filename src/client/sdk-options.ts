@@ -1,0 +1,221 @@
+/**
+ * The SDK's `Options` mapped onto session options, before anything starts: a key we do not
+ * support is refused by name (`option X is not supported by durable-agent: …`), a value we do not
+ * support likewise; nothing is silently dropped (src/client/sdk-option-support.ts has the list).
+ */
+import { ConfigError } from '../shared/config-error';
+import type { SessionOptions } from '../shared/config';
+import type { HooksSettings } from '../shared/permissions/settings';
+import { refuseSecretEnv } from '../shared/secret-env';
+import { HARMLESS_VALUES, OPTION_SUPPORT } from './sdk-option-support';
+import type { ConnectOptions } from './client';
+import type { CanUseTool } from './permissions';
+import type { CommandHook, QueryHookMatcher, Options, SDKOptions, SystemPromptOption } from './sdk-types';
+
+/** What `query()` needs besides the session's own options. */
+export interface MappedOptions {
+  session: Omit<SessionOptions, 'prompt'> & { cwd: string };
+  /** `continue`: resume the newest session started in `session.cwd`. */
+  continueLatest: boolean;
+  allowBypass: boolean;
+  abortController?: AbortController;
+  stderr?: (data: string) => void;
+  canUseTool?: CanUseTool;
+  connection?: ConnectOptions;
+  client?: Options['client'];
+}
+
+/** The SDK's marker between the cacheable and the per-session part of a `string[]` prompt. */
+export const SYSTEM_PROMPT_DYNAMIC_BOUNDARY = '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__';
+
+export function refuse(option: string, why: string): ConfigError {
+  return new ConfigError(`option ${option} is not supported by durable-agent: ${why}`, option.split(/[:. ]/)[0]!);
+}
+
+/** SDK keys that are session options of the same name and meaning. */
+const SAME_AS_SESSION = [
+  'model',
+  'maxTurns',
+  'maxBudgetUsd',
+  'allowedTools',
+  'disallowedTools',
+  'additionalDirectories',
+  'settingSources',
+  'resume',
+  'forkSession',
+  'sessionId',
+  'includePartialMessages',
+  'sandbox',
+  'agents',
+] as const satisfies readonly (keyof SDKOptions & keyof SessionOptions)[];
+
+export function mapOptions(options: Options, defaultCwd: string): MappedOptions {
+  refuseUnsupportedKeys(options);
+  const o = options;
+  if (o.permissionMode === 'auto')
+    throw refuse(
+      "permissionMode 'auto'",
+      "there is no permission classifier; use 'default', 'acceptEdits' or 'dontAsk' with allowedTools rules",
+    );
+  if (o.permissionMode === 'bypassPermissions' && o.allowDangerouslySkipPermissions !== true) {
+    throw new ConfigError(
+      "permissionMode: 'bypassPermissions' runs every tool call without asking; set allowDangerouslySkipPermissions: true to confirm",
+      'permissionMode',
+    );
+  }
+  if (o.fallbackModel?.includes(',')) throw refuse('fallbackModel (a comma-separated list)', 'give one fallback model');
+  if (o.env !== undefined) refuseSecretEnv(o.env);
+  const mcpServers = o.mcpServers === undefined ? undefined : refuseSdkServers(o.mcpServers);
+  if (o.continue && o.resume !== undefined)
+    throw new ConfigError('continue: cannot be combined with resume (the SDK makes them exclusive too)', 'continue');
+  const thinkingTokens = thinkingBudget(o);
+  const asAgent = o.agent === undefined ? {} : mainThreadAgent(o);
+  // Our own options (interactive, retry, compaction, …) go through as they are; parseSessionConfig validates them.
+  const sdkKeys = new Set<string>([...Object.keys(OPTION_SUPPORT), 'connection', 'client']);
+  const ours = Object.fromEntries(Object.entries(o).filter(([k]) => !sdkKeys.has(k))) as Omit<SessionOptions, 'prompt' | 'cwd'>;
+  const same = Object.fromEntries(SAME_AS_SESSION.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+  const session: MappedOptions['session'] = {
+    ...ours,
+    ...same,
+    cwd: o.cwd ?? defaultCwd,
+    ...(o.permissionMode !== undefined ? { permissionMode: o.permissionMode } : {}),
+    ...(o.fallbackModel !== undefined ? { fallbackModel: o.fallbackModel } : {}),
+    ...(thinkingTokens !== undefined ? { maxThinkingTokens: thinkingTokens } : {}),
+    ...(o.env !== undefined ? { env: definedValues(o.env) } : {}),
+    ...(o.systemPrompt !== undefined ? { systemPrompt: mapSystemPrompt(o.systemPrompt) } : {}),
+    ...(Array.isArray(o.tools) ? { tools: o.tools } : {}),
+    ...(o.hooks !== undefined ? { hooks: commandHooks(o.hooks) } : {}),
+    ...(mcpServers !== undefined ? { mcpServers } : {}),
+    ...(typeof o.settings === 'string' ? { settingsFile: o.settings } : {}),
+    ...asAgent,
+  };
+  return {
+    session,
+    continueLatest: o.continue === true,
+    allowBypass: o.allowDangerouslySkipPermissions === true,
+    ...(o.abortController ? { abortController: o.abortController } : {}),
+    ...(o.stderr ? { stderr: o.stderr } : {}),
+    ...(o.canUseTool ? { canUseTool: o.canUseTool } : {}),
+    ...(o.connection ? { connection: o.connection } : {}),
+    ...(o.client ? { client: o.client } : {}),
+  };
+}
+
+/**
+ * `agent`: the main thread runs as one of `agents`, as the SDK does — its prompt is the system
+ * prompt, its tools the tools (never more than `tools`), its model the model (`inherit` or absent:
+ * `model`). Like a subagent, an agent whose tools leave out `Task` cannot start others.
+ */
+function mainThreadAgent(o: Options): Partial<MappedOptions['session']> {
+  const name = o.agent;
+  if (typeof name !== 'string' || name === '') throw new ConfigError('agent: must be the name of one of agents', 'agent');
+  const agents = (o.agents && typeof o.agents === 'object' ? o.agents : {}) as Record<
+    string,
+    { prompt?: unknown; tools?: unknown; model?: unknown } | undefined
+  >;
+  const def = Object.hasOwn(agents, name) ? agents[name] : undefined;
+  if (!def) {
+    const known = Object.keys(agents);
+    throw new ConfigError(
+      `agent: no agent named '${name}' in agents (${known.length ? `defined: ${known.join(', ')}` : 'none defined'})`,
+      'agent',
+    );
+  }
+  if (o.systemPrompt !== undefined)
+    throw new ConfigError('agent and systemPrompt: give one of them (the agent’s prompt is the system prompt)', 'agent');
+  const tools = Array.isArray(def.tools) ? (def.tools as string[]) : undefined;
+  const narrowed = tools && Array.isArray(o.tools) ? tools.filter((t) => (o.tools as string[]).includes(t) || t === 'Task') : tools;
+  const model = typeof def.model === 'string' && def.model !== 'inherit' ? def.model : undefined;
+  return {
+    ...(typeof def.prompt === 'string' ? { systemPrompt: def.prompt } : {}),
+    ...(narrowed ? { tools: narrowed } : {}),
+    ...(tools && !tools.includes('Task') ? { disallowedTools: [...(o.disallowedTools ?? []), 'Task'] } : {}),
+    ...(model ? { model } : {}),
+  };
+}
+
+/** In-process SDK servers hold code, which cannot travel in a session's options (ARCHITECTURE.md#mcp). */
+function refuseSdkServers(servers: unknown): SessionOptions['mcpServers'] {
+  if (servers && typeof servers === 'object' && !Array.isArray(servers)) {
+    for (const [name, cfg] of Object.entries(servers)) {
+      if (cfg && typeof cfg === 'object' && (cfg as { type?: unknown }).type === 'sdk')
+        throw new ConfigError(
+          `mcpServers.${name}: an in-process SDK server (createSdkMcpServer) runs code, which a durable session cannot carry; ` +
+            'register it on the worker instead: createWorker({ tools: [server] }) — its tools are then offered to every session',
+          `mcpServers.${name}`,
+        );
+    }
+  }
+  return servers as SessionOptions['mcpServers'];
+}
+
+function refuseUnsupportedKeys(options: Options): void {
+  for (const [key, value] of Object.entries(options)) {
+    const support = OPTION_SUPPORT[key as keyof SDKOptions];
+    if (!support || support.status === 'supported' || value === undefined) continue;
+    if (HARMLESS_VALUES[key as keyof SDKOptions]?.includes(value)) continue;
+    throw refuse(key, support.status === 'later' ? `supported later (issue ${support.issue}); ${support.note}` : support.note);
+  }
+  if (options.persistSession === false) throw refuse('persistSession: false', 'every session is persisted in Temporal history');
+  if (options.permissionPrompts === 'none')
+    throw refuse("permissionPrompts: 'none'", "use permissionMode: 'dontAsk' (asks become denials)");
+  if (options.settings !== undefined && typeof options.settings !== 'string') {
+    throw refuse('settings (an inline object)', 'write it to a file on the tools worker and pass its path');
+  }
+  if (options.thinking && 'display' in options.thinking && options.thinking.display !== undefined) {
+    throw refuse('thinking.display', 'reasoning text is passed on as the endpoint returns it');
+  }
+}
+
+function thinkingBudget(o: Pick<SDKOptions, 'maxThinkingTokens' | 'thinking' | 'effort'>): number | undefined {
+  const given = (['maxThinkingTokens', 'thinking', 'effort'] as const).filter((k) => o[k] !== undefined);
+  if (given.length > 1) {
+    throw new ConfigError(`${given.join(' and ')}: give one of them (each sets the reasoning_effort sent to the endpoint)`, given[0]!);
+  }
+  if (o.maxThinkingTokens !== undefined) return o.maxThinkingTokens;
+  if (o.thinking) {
+    if (o.thinking.type === 'disabled') return 0;
+    if (o.thinking.type === 'adaptive') return undefined;
+    if (o.thinking.budgetTokens === undefined) throw new ConfigError('thinking.budgetTokens: required with type enabled', 'thinking');
+    return o.thinking.budgetTokens;
+  }
+  // The bands of reasoningEffortFor (src/activities/model.ts): low ≤ 4,096 < medium ≤ 16,384 < high.
+  if (o.effort) return { low: 4_096, medium: 16_384, high: 32_768, xhigh: 32_768, max: 32_768 }[o.effort];
+  return undefined;
+}
+
+function mapSystemPrompt(sp: SystemPromptOption): NonNullable<SessionOptions['systemPrompt']> {
+  const joined = (p: string | string[]) => (typeof p === 'string' ? p : p.filter((b) => b !== SYSTEM_PROMPT_DYNAMIC_BOUNDARY).join('\n\n'));
+  if (typeof sp === 'string' || Array.isArray(sp)) return joined(sp);
+  // Our system prompt is built once at session start and carried: always the SDK's `snapshot: true`.
+  if (sp.snapshot === false) throw refuse('systemPrompt.snapshot: false', 'a session records its system prompt once, at start');
+  if (sp.type === 'custom') return joined(sp.prompt);
+  if (sp.excludeDynamicSections)
+    throw refuse(
+      'systemPrompt.excludeDynamicSections',
+      'our coding prompt keeps cwd and date in the system prompt; pass your own string instead',
+    );
+  return { type: 'preset', preset: sp.preset, ...(sp.append !== undefined ? { append: sp.append } : {}) };
+}
+
+/** Command hooks pass as settings-shaped hooks; a callback is refused by name: code hooks are registered on the worker. */
+function commandHooks(hooks: Partial<Record<string, QueryHookMatcher[]>>): HooksSettings {
+  const out: Record<string, { matcher?: string; hooks: CommandHook[] }[]> = {};
+  for (const [event, matchers] of Object.entries(hooks)) {
+    out[event] = (matchers ?? []).map((m) => {
+      if (m.hooks.some((h) => typeof h === 'function')) {
+        throw refuse(
+          `hooks.${event} (a callback)`,
+          "a code hook runs on the worker: register it there (createWorker({ hooks })); command hooks ({ type: 'command', command }) work here",
+        );
+      }
+      if (m.timeout !== undefined) throw refuse(`hooks.${event}.timeout`, 'give each command hook its own timeout');
+      return { ...(m.matcher !== undefined ? { matcher: m.matcher } : {}), hooks: m.hooks as CommandHook[] };
+    });
+  }
+  return out as HooksSettings;
+}
+
+function definedValues(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+}

@@ -1,0 +1,90 @@
+/**
+ * Live tokens (ARCHITECTURE.md#live-tokens): the Anthropic Messages API stream events the Claude
+ * Agent SDK's `stream_event` message carries (`SDKPartialAssistantMessage` in events.ts), and the
+ * frames a model worker's live stream sends. None of this is ever in workflow history or in the
+ * `events` query.
+ */
+import type { StopReason } from './messages';
+
+/** Usage as Anthropic's stream events carry it; the fields we cannot know are null. */
+export interface StreamUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  cache_creation: null;
+  fallback_credit: null;
+  inference_geo: null;
+  iterations: null;
+  output_tokens_details: null;
+  server_tool_use: null;
+  service_tier: null;
+  speed: null;
+}
+
+export interface MessageStartEvent {
+  type: 'message_start';
+  message: {
+    id: string;
+    type: 'message';
+    role: 'assistant';
+    model: string;
+    content: [];
+    container: null;
+    context_management: null;
+    diagnostics: null;
+    stop_details: null;
+    stop_reason: null;
+    stop_sequence: null;
+    usage: StreamUsage;
+  };
+}
+
+export interface ContentBlockStartEvent {
+  type: 'content_block_start';
+  index: number;
+  content_block: { type: 'text'; text: ''; citations: null } | { type: 'tool_use'; id: string; name: string; input: Record<string, never> };
+}
+
+export interface ContentBlockDeltaEvent {
+  type: 'content_block_delta';
+  index: number;
+  delta: { type: 'text_delta'; text: string } | { type: 'input_json_delta'; partial_json: string };
+}
+
+export interface ContentBlockStopEvent {
+  type: 'content_block_stop';
+  index: number;
+}
+
+export interface MessageDeltaEvent {
+  type: 'message_delta';
+  delta: { stop_reason: StopReason; stop_sequence: null; stop_details: null; container: null };
+  usage: Omit<StreamUsage, 'input_tokens' | 'cache_creation' | 'inference_geo' | 'service_tier' | 'speed'> & {
+    input_tokens: number | null;
+  };
+  context_management: null;
+}
+
+export interface MessageStopEvent {
+  type: 'message_stop';
+}
+
+export type StreamEvent =
+  MessageStartEvent | ContentBlockStartEvent | ContentBlockDeltaEvent | ContentBlockStopEvent | MessageDeltaEvent | MessageStopEvent;
+
+/**
+ * What a model worker's live stream sends, one JSON object per server-sent event: `start` first
+ * (the call follows the session's event `afterSeq`), then the call's stream events, then `end`.
+ */
+export type LiveFrame =
+  | { type: 'start'; afterSeq: number }
+  | { type: 'event'; event: StreamEvent }
+  | { type: 'end'; status: 'completed' | 'failed' | 'cancelled' };
+
+/** The heartbeat details of a model call that streams live: where its stream is served. */
+export interface LiveHeartbeat {
+  phase: string;
+  /** The URL of this attempt's stream; its last path segment is an unguessable token. */
+  live?: string;
+}

@@ -1,0 +1,83 @@
+/**
+ * Activity proxies for a session, and how the loop reads their failures. Model calls and tools
+ * go to queues named after the session's own workflow queue (see `taskQueuesFor`).
+ */
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { taskQueuesFor } from '../shared/api';
+import type { SessionConfig } from '../shared/config';
+import type { McpActivities, ModelActivities, SessionStoreActivities, ToolActivities } from '../shared/activities';
+import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/activities';
+import type { HookActivities } from '../shared/hooks';
+
+export interface SessionActivities {
+  model: ModelActivities;
+  tools: ToolActivities;
+  mcp: McpActivities;
+  store: SessionStoreActivities;
+  hooks: HookActivities;
+}
+
+export function activitiesFor(cfg: SessionConfig, workflowQueue: string): SessionActivities {
+  const queues = taskQueuesFor(workflowQueue, cfg.toolsTaskQueue);
+  const heartbeatTimeout = cfg.heartbeatTimeoutMs;
+  return {
+    model: proxyActivities<ModelActivities>({
+      taskQueue: queues.model,
+      startToCloseTimeout: '15 minutes',
+      heartbeatTimeout,
+      // Interrupt must not wait for a hung provider: the turn ends at once and the activity
+      // hears the cancellation on its next heartbeat.
+      cancellationType: ActivityCancellationType.TRY_CANCEL,
+      retry: {
+        maximumAttempts: cfg.retry.maxAttempts,
+        initialInterval: cfg.retry.initialIntervalMs,
+        maximumInterval: cfg.retry.maximumIntervalMs,
+        backoffCoefficient: 2,
+        nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS],
+      },
+    }),
+    store: proxyActivities<SessionStoreActivities>({
+      taskQueue: queues.model,
+      startToCloseTimeout: '5 minutes',
+      heartbeatTimeout: '1 minute',
+      retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['SessionNotFound', 'TranscriptTooLarge'] },
+    }),
+    tools: proxyActivities<ToolActivities>({
+      taskQueue: queues.tools,
+      // Bash allows 10 minutes per command; leave room for the kill and the report.
+      startToCloseTimeout: '12 minutes',
+      heartbeatTimeout,
+      // An interrupted Bash command is confirmed dead before the turn's results are written.
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['ToolConfigError'] },
+    }),
+    // MCP servers run on the tools worker too, in its pool; a call has its own timeout (MCP_TOOL_TIMEOUT
+    // on the worker, 10 minutes by default) inside this one (ARCHITECTURE.md#mcp).
+    mcp: proxyActivities<McpActivities>({
+      taskQueue: queues.tools,
+      startToCloseTimeout: '11 minutes',
+      heartbeatTimeout,
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      retry: { maximumAttempts: 3, initialInterval: '1s' },
+    }),
+    // Hooks and settings files live on the workspace host, like the tools (ARCHITECTURE.md#hooks).
+    hooks: proxyActivities<HookActivities>({
+      taskQueue: queues.tools,
+      // Several hooks of 60 s each may run for one event.
+      startToCloseTimeout: '11 minutes',
+      heartbeatTimeout,
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['InvalidSettings'] },
+    }),
+  };
+}
+
+export function retriesExhausted(e: unknown): boolean {
+  return e instanceof ActivityFailure && (e.retryState === 'MAXIMUM_ATTEMPTS_REACHED' || e.retryState === 'TIMEOUT');
+}
+
+export function describeModelFailure(e: ActivityFailure): string {
+  const cause = e.cause;
+  if (cause instanceof ApplicationFailure) return `Model request failed (${cause.type ?? 'error'}): ${cause.message}`;
+  return `Model request failed: ${cause?.message ?? e.message}`;
+}

@@ -1,0 +1,114 @@
+/**
+ * A new session's first steps: load the transcript it resumes, list the worker's tools, build
+ * the system prompt, and announce itself with `system/init` (sent again at each user turn).
+ */
+import { ApplicationFailure, patched } from '@temporalio/workflow';
+import type { McpActivities, SessionStoreActivities, ToolActivities } from '../shared/activities';
+import { listMcpTools } from './mcp';
+import type { HookActivities } from '../shared/hooks';
+import { fireHooks } from './hooks';
+import { buildSystemPrompt } from '../shared/system-prompt';
+import { DURABLE_AGENT_VERSION } from '../shared/version';
+import { todoWriteSpec } from '../shared/todo';
+import { taskCompleteSpec } from '../shared/done-tool';
+import type { EventLog, LoopState } from './state';
+import { visibleTools } from './tool-calls';
+import { taskToolSpec, taskToolVisible } from './subagents';
+import { sandboxInitWarning } from '../shared/sandbox';
+
+export async function startSession(deps: {
+  state: LoopState;
+  log: EventLog;
+  runId: string;
+  tools: ToolActivities;
+  mcp: McpActivities;
+  store: SessionStoreActivities;
+  hooks: HookActivities;
+}): Promise<void> {
+  const { state, log } = deps;
+  const cfg = state.config;
+  if (cfg.resume) {
+    const loaded = await deps.store.loadTranscript({ sessionId: cfg.resume, excludeRunId: deps.runId });
+    state.messages = [...loaded.messages, ...state.messages];
+  }
+  const all = await deps.tools.listTools();
+  if (patched(SETTINGS_PATCH)) await loadSettings(deps);
+  const mcpTools = await listMcpTools(deps);
+  const extra = [todoWriteSpec, ...(cfg.requireDoneTool ? [taskCompleteSpec] : [])];
+  state.tools = visibleTools([...all, ...extra, ...mcpTools], cfg);
+  // Listed only when the session has agents (ARCHITECTURE.md#subagents); not subject to `tools`.
+  if (taskToolVisible(cfg)) state.tools.push(taskToolSpec(cfg.agents!));
+  state.systemPrompt = buildSystemPrompt(cfg, {
+    cwd: cfg.cwd,
+    additionalDirectories: cfg.additionalDirectories,
+    platform: cfg.platform,
+    date: new Date(state.startedAtMs).toISOString().slice(0, 10),
+    toolNames: state.tools.map((t) => t.name),
+  });
+  emitInit(state, log);
+  const sandboxWarning = sandboxInitWarning(cfg.sandbox, state.tools);
+  if (sandboxWarning) log.emit({ type: 'system', subtype: 'warning', message: sandboxWarning });
+  await fireHooks(deps, 'SessionStart', cfg.resume ? 'resume' : 'startup', { source: cfg.resume ? 'resume' : 'startup' });
+  await submitPrompt(deps, cfg.prompt);
+}
+
+/** Sessions recorded before settings files and hooks existed start without loading them. */
+const SETTINGS_PATCH = 'settings-and-hooks';
+
+/** Rules and hook matchers from the settings files on the tools worker (never their commands). */
+async function loadSettings(deps: { state: LoopState; log: EventLog; hooks: HookActivities }): Promise<void> {
+  const { state, log } = deps;
+  const cfg = state.config;
+  const loaded = await deps.hooks.loadSettings({
+    cwd: cfg.cwd,
+    settingSources: cfg.settingSources,
+    ...(cfg.settingsFile ? { settingsFile: cfg.settingsFile } : {}),
+    hooks: cfg.hooks,
+  });
+  const rules = (list: { rule: string }[]) => list.map((r) => r.rule);
+  state.settings = {
+    allow: rules(loaded.permissions.allow),
+    deny: rules(loaded.permissions.deny),
+    ask: rules(loaded.permissions.ask),
+    additionalDirectories: loaded.permissions.additionalDirectories,
+    hookMatchers: loaded.hookMatchers,
+    ...(loaded.permissions.disableBypassPermissionsMode ? { bypassDisabled: true } : {}),
+    ...(loaded.hooksDigest ? { hooksDigest: loaded.hooksDigest } : {}),
+  };
+  if (loaded.permissions.disableBypassPermissionsMode && state.permissionMode === 'bypassPermissions') {
+    const disabled = 'bypassPermissions is disabled by a settings file (disableBypassPermissionsMode: "disable")';
+    if (cfg.permissionMode === 'bypassPermissions') throw ApplicationFailure.nonRetryable(`permissionMode ${disabled}`, 'InvalidSettings');
+    // Switched by a signal that came before the settings were read.
+    state.permissionMode = cfg.permissionMode;
+    log.emit({ type: 'system', subtype: 'warning', message: `setPermissionMode ignored: ${disabled}` });
+  }
+  // A settings file's defaultMode applies when the session did not choose a mode of its own.
+  if (loaded.permissions.defaultMode && cfg.permissionMode === 'default') state.permissionMode = loaded.permissions.defaultMode;
+  for (const { file, key } of loaded.ignoredKeys) {
+    log.emit({ type: 'system', subtype: 'warning', message: `${file}: setting ${key} is not used by durable-agent and has no effect.` });
+  }
+}
+
+/** UserPromptSubmit hooks see each user prompt before the model does; a block ends the turn. */
+export async function submitPrompt(deps: { state: LoopState; log: EventLog; hooks: HookActivities }, prompt: string): Promise<void> {
+  const verdict = await fireHooks(deps, 'UserPromptSubmit', undefined, { prompt });
+  if (verdict?.block !== undefined) deps.state.turn.hookStop ??= `The prompt was blocked by a UserPromptSubmit hook: ${verdict.block}`;
+}
+
+export function emitInit(state: LoopState, log: EventLog): void {
+  log.emit({
+    type: 'system',
+    subtype: 'init',
+    cwd: state.config.cwd,
+    tools: state.tools.map((t) => t.name),
+    model: state.model,
+    permissionMode: state.permissionMode,
+    mcp_servers: (state.mcpServers ?? []).map((s) => ({ name: s.name, status: s.status, ...(s.error ? { error: s.error } : {}) })),
+    apiKeySource: 'none',
+    claude_code_version: DURABLE_AGENT_VERSION,
+    slash_commands: [],
+    output_style: 'default',
+    skills: [],
+    plugins: [],
+  });
+}

@@ -1,0 +1,159 @@
+/**
+ * Live tokens (ARCHITECTURE.md#live-tokens): `includePartialMessages` yields the SDK's
+ * `stream_event`s while the model streams, read from the worker that runs the call; a retried
+ * call announces its restart and replaces the partial text; nothing per token enters history.
+ */
+import { query } from '../../src/client/query';
+import type { StreamMessage } from '../../src/client/live';
+import type { AssistantMessage, SDKPartialAssistantMessage } from '../../src/shared/events';
+import type { StreamEvent } from '../../src/shared/stream-events';
+import { turn } from '../../src/testing/scripted-model';
+import { LiveHub } from '../../src/activities/live/hub';
+import { startLiveServer } from '../../src/activities/live/server';
+import { readLiveStream, LiveStreamGone } from '../../src/client/live-sse';
+import { kinds, scenarioTag, useHarness } from '../helpers/harness';
+
+const h = useHarness();
+
+const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
+const isStream = (m: StreamMessage): m is SDKPartialAssistantMessage => m.type === 'stream_event';
+const textOf = (a: AssistantMessage) => a.message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+const deltas = (events: StreamEvent[]) =>
+  events.map((e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : '')).join('');
+
+/** The stream events between the previous history event and each assistant message. */
+function streamsBeforeReplies(messages: StreamMessage[]): { reply: AssistantMessage; events: StreamEvent[] }[] {
+  const out: { reply: AssistantMessage; events: StreamEvent[] }[] = [];
+  let run: StreamEvent[] = [];
+  for (const m of messages) {
+    if (isStream(m)) run.push(m.event);
+    else if (m.type === 'assistant') {
+      out.push({ reply: m, events: run });
+      run = [];
+    } else if (run.length) throw new Error(`a ${m.type} event interrupted a model call's stream events`);
+  }
+  if (run.length) throw new Error('stream events after the last assistant message');
+  return out;
+}
+
+test('query() with includePartialMessages yields stream_events while the model streams, each call before its assistant message', async () => {
+  const long = words(20, 'w');
+  h.model.addScenario({
+    name: 'live-basic',
+    turns: [
+      { text: 'Looking around first.', tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }], chunk_delay_ms: 10 },
+      turn.text(long, { chunk_delay_ms: 100 }),
+    ],
+  });
+  const messages: StreamMessage[] = [];
+  let modelChunksAtFirstText: number | undefined;
+  const q = query({
+    prompt: `${scenarioTag('live-basic')} go`,
+    options: {
+      cwd: h.workspace(),
+      permissionMode: 'bypassPermissions',
+      allowDangerouslySkipPermissions: true,
+      client: h.client,
+      includePartialMessages: true,
+    },
+  });
+  for await (const m of q) {
+    messages.push(m);
+    if (isStream(m) && m.event.type === 'content_block_delta' && deltas([m.event]).startsWith('w0')) {
+      modelChunksAtFirstText = h.model.requests.find((r) => r.scenario === 'live-basic' && r.turnIndex === 1)?.chunksSent;
+    }
+  }
+  h.model.assertConsumed('live-basic');
+
+  // The history events are what they are without the option: no warning, each reply once.
+  const history = messages.filter((m) => !isStream(m));
+  expect(kinds(history).filter((k) => k !== 'tool_progress')).toEqual(['system/init', 'assistant', 'user', 'assistant', 'result']);
+  // Each call's stream comes whole, right before its reply (the second after the tool result).
+  const calls = streamsBeforeReplies(messages);
+  expect(calls).toHaveLength(2);
+  for (const { reply, events } of calls) {
+    expect(events[0]).toMatchObject({ type: 'message_start', message: { id: reply.message.id, role: 'assistant', content: [] } });
+    expect(events.at(-2)).toMatchObject({ type: 'message_delta', delta: { stop_reason: reply.message.stop_reason } });
+    expect(events.at(-1)).toEqual({ type: 'message_stop' });
+    expect(events.filter((e) => e.type === 'message_start')).toHaveLength(1);
+    expect(deltas(events)).toBe(textOf(reply));
+  }
+  const first = calls[0]!.events;
+  expect(first.filter((e) => e.type === 'content_block_start').map((e) => e.type === 'content_block_start' && e.content_block)).toEqual([
+    { type: 'text', text: '', citations: null },
+    { type: 'tool_use', id: 'call_0_0', name: 'Glob', input: {} },
+  ]);
+  const json = first
+    .map((e) => (e.type === 'content_block_delta' && e.delta.type === 'input_json_delta' ? e.delta.partial_json : ''))
+    .join('');
+  expect(JSON.parse(json)).toEqual({ pattern: '*' });
+  expect(messages.filter(isStream)[0]).toMatchObject({ parent_tool_use_id: null, session_id: await q.sessionId, uuid: expect.any(String) });
+  // Live, not replayed at the end: the first words reached us while the model was still sending
+  // (22 chunks: role, 20 words, finish; plus usage and [DONE]).
+  expect(modelChunksAtFirstText).toBeDefined();
+  expect(modelChunksAtFirstText!).toBeLessThan(21);
+
+  // Nothing per token entered the session's history.
+  // (Payloads print as base64: decode each to read what it holds.)
+  const hist = JSON.stringify(await h.client.client.workflow.getHandle(await q.sessionId).fetchHistory()).replace(
+    /"data":"([A-Za-z0-9+/=]+)"/g,
+    (_, b64: string) => Buffer.from(b64, 'base64').toString('utf8'),
+  );
+  for (const marker of ['text_delta', 'stream_event', 'content_block', 'message_start', '/live/']) expect(hist).not.toContain(marker);
+  expect(hist).toContain('w19'); // (the reply itself is there, once per call, as the activity result)
+});
+
+test('a stream cut mid-reply is retried: the restart is announced and no text reaches the client twice', async () => {
+  const text = words(16, 'r');
+  // The first attempt sends the role chunk and five words, then the connection drops; the retry
+  // waits 2 s, so the client finds the cut attempt while it runs or while its stream is kept.
+  const handle = await h.start(
+    { name: 'live-retry', turns: [turn.text(text, { chunk_delay_ms: 50, faults: [{ drop_after_chunks: 6 }] })] },
+    { retry: { maxAttempts: 3, initialIntervalMs: 2_000, maximumIntervalMs: 2_000 } },
+  );
+  const messages: StreamMessage[] = [];
+  for await (const m of handle.messages({ includePartialMessages: true, pollMs: 50 })) messages.push(m);
+  expect(h.model.requests.filter((r) => r.scenario === 'live-retry').map((r) => r.attempt)).toEqual([1, 2]);
+
+  const replies = messages.filter((m): m is AssistantMessage => m.type === 'assistant');
+  expect(replies).toHaveLength(1);
+  expect(textOf(replies[0]!)).toBe(text);
+  const events = messages.filter(isStream).map((m) => m.event);
+  const starts = events.flatMap((e, i) => (e.type === 'message_start' ? [i] : []));
+  expect(starts).toHaveLength(2); // the restart is announced by the retry's own message_start
+  const cut = deltas(events.slice(starts[0], starts[1]));
+  expect(cut).toBe('r0 r1 r2 r3 r4 ');
+  expect(events.slice(starts[0], starts[1]).some((e) => e.type === 'message_stop')).toBe(false);
+  // A consumer that starts over at each message_start shows exactly the final text.
+  expect(deltas(events.slice(starts[1]))).toBe(text);
+  // The retry notice comes between the cut attempt and the retried one.
+  const order = messages.map((m) => (isStream(m) ? m.event.type : m.type === 'system' ? m.subtype : m.type));
+  const retryAt = order.indexOf('api_retry');
+  expect(retryAt).toBeGreaterThan(order.indexOf('message_start'));
+  expect(retryAt).toBeLessThan(order.lastIndexOf('message_start'));
+});
+
+test('a live stream is served only to whoever presents its token: there is no listing and a guess finds nothing', async () => {
+  const hub = new LiveHub();
+  const server = await startLiveServer(hub);
+  try {
+    const stream = hub.open()!;
+    stream.publish({ type: 'start', afterSeq: 3 });
+    stream.end('completed');
+    const read = async (url: string) => {
+      const frames: unknown[] = [];
+      await readLiveStream(url, new AbortController().signal, (f) => frames.push(f));
+      return frames;
+    };
+    expect(await read(stream.url)).toEqual([
+      { type: 'start', afterSeq: 3 },
+      { type: 'end', status: 'completed' },
+    ]);
+    expect(stream.url).toMatch(/\/live\/[A-Za-z0-9_-]{22}$/);
+    await expect(read(`${server.url}/live/${'A'.repeat(22)}`)).rejects.toBeInstanceOf(LiveStreamGone);
+    await expect(read(`${server.url}/live/`)).rejects.toBeInstanceOf(LiveStreamGone);
+    await expect(read(`${server.url}/`)).rejects.toBeInstanceOf(LiveStreamGone);
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,96 @@
+import { splitBashCommand } from '../../src/shared/permissions/bash-split';
+import { commandStart } from '../../src/shared/permissions/bash-words';
+
+describe('splitBashCommand', () => {
+  it.each([
+    ['one command', 'npm run build', ['npm run build']],
+    ['&&', 'echo ok && rm -rf x', ['echo ok', 'rm -rf x']],
+    ['||', 'test -f a || rm x', ['test -f a', 'rm x']],
+    [';', 'ls; rm x', ['ls', 'rm x']],
+    ['newline', 'ls\nrm x', ['ls', 'rm x']],
+    ['pipe', 'cat a | rm x', ['cat a', 'rm x']],
+    ['|&', 'make |& tee log', ['make', 'tee log']],
+    ['background &', 'sleep 1 & rm x', ['sleep 1', 'rm x']],
+    ['$(…) runs its command too', 'echo $(rm x)', ['rm x', 'echo $(rm x)']],
+    ['$(…) inside double quotes runs', 'echo "$(rm x)"', ['rm x', 'echo "$(rm x)"']],
+    ['backticks', 'echo `rm x`', ['rm x', 'echo `rm x`']],
+    ['subshell: only the inside runs', '(rm x)', ['rm x']],
+    ['subshell with a redirection', '(cd a && rm x) > log', ['cd a', 'rm x']],
+    ['process substitution', 'diff <(ls a) <(rm b)', ['ls a', 'rm b', 'diff <(ls a) <(rm b)']],
+    ['${…} with a substitution inside', 'echo ${x:-$(rm y)}', ['rm y', 'echo ${x:-$(rm y)}']],
+    ['arithmetic is not a command', 'echo $((1 + 2))', ['echo $((1 + 2))']],
+    ['assignment with a substitution', 'x=$(rm y) ls', ['rm y', 'x=$(rm y) ls']],
+    ['quoted && is one command', 'echo "a && b"', ['echo "a && b"']],
+    ['quoted ; is one command', "echo 'a; rm x'", ["echo 'a; rm x'"]],
+    ['escaped ; is one command', 'echo a\\; rm x', ['echo a\\; rm x']],
+    ['<( is literal inside double quotes', 'echo "<(rm x)"', ['echo "<(rm x)"']],
+    ['redirections are not separators', 'npm test 2>&1 >out &>all', ['npm test 2>&1 >out &>all']],
+    ['comment', 'ls # && rm x', ['ls']],
+    ['keywords are stripped', 'if rm x; then ls; else pwd; fi', ['rm x', 'ls', 'pwd']],
+    ['loops: the header runs only its expansions', 'for f in $(ls); do rm "$f"; done', ['ls', 'rm "$f"']],
+    ['while', 'while read l; do echo "$l"; done < f', ['read l', 'echo "$l"', '< f']],
+    ['negation and groups', '! { rm x; }', ['rm x']],
+    ['sh -c runs its script', 'bash -c "ls && rm x"', ['bash -c "ls && rm x"', 'ls', 'rm x']],
+    ['sh -o opt -c', "sh -o pipefail -c 'rm x'", ["sh -o pipefail -c 'rm x'", 'rm x']],
+    ['eval runs its arguments', "eval 'rm x'", ["eval 'rm x'", 'rm x']],
+    ['here-document body with a substitution runs', 'cat <<EOF\nhi $(rm x)\nEOF\nls', ['cat <<EOF', 'rm x', 'ls']],
+    ['quoted here-document delimiter: the body is text', "cat <<'EOF'\n$(rm x)\nEOF", ["cat <<'EOF'"]],
+    ['line continuation', 'echo a \\\n b', ['echo a \\\n b']],
+  ])('%s', (_name, command, expected) => {
+    const split = splitBashCommand(command);
+    expect(split.problem).toBeUndefined();
+    expect(split.parts.map((p) => p.text)).toEqual(expected);
+  });
+
+  it.each([
+    ['unterminated double quote', 'echo "abc'],
+    ['unterminated single quote', "echo 'abc"],
+    ['unclosed $(', 'echo $(rm x'],
+    ['unclosed backtick', 'echo `rm x'],
+    ['unbalanced )', 'ls )'],
+    ['function definition', 'f() { rm x; }; f'],
+    ['case statement', 'case $x in a) rm x;; esac'],
+    ['nested backticks', 'echo `echo \\`rm x\\``'],
+  ])('reports what it cannot analyse: %s', (_name, command) => {
+    expect(splitBashCommand(command).problem).toEqual(expect.any(String));
+  });
+
+  it('marks a command whose name is computed at run time', () => {
+    const [part] = splitBashCommand('$CMD -rf x').parts;
+    expect(part!.opaque).toMatch(/computed at run time/);
+    expect(splitBashCommand('"$(which rm)" x').parts.at(-1)!.opaque).toMatch(/computed/);
+    expect(splitBashCommand('eval "$X"').parts.some((p) => p.opaque)).toBe(true);
+  });
+
+  it('unquotes words and keeps their offsets in the part text', () => {
+    const [part] = splitBashCommand(`git commit -m "fix: a && b" --author='x y'`).parts;
+    expect(part!.words.map((w) => w.value)).toEqual(['git', 'commit', '-m', 'fix: a && b', '--author=x y']);
+    const w = part!.words[3]!;
+    expect(part!.text.slice(w.start, w.end)).toBe('"fix: a && b"');
+  });
+});
+
+describe('commandStart', () => {
+  const start = (command: string, which: 'documented' | 'all') => {
+    const [part] = splitBashCommand(command).parts;
+    return part!.words
+      .slice(commandStart(part!.words, which))
+      .map((w) => w.value)
+      .join(' ');
+  };
+  it.each([
+    ['timeout 5 npm test', 'npm test', 'npm test'],
+    ['timeout --signal=KILL -k 2 30 npm test', 'npm test', 'npm test'],
+    ['nohup nice -n 10 stdbuf -o L time -p npm test', 'npm test', 'npm test'],
+    ['FOO=1 npm test', 'FOO=1 npm test', 'npm test'],
+    ['sudo -u root rm x', 'sudo -u root rm x', 'rm x'],
+    ['env -i PATH=/x rm x', 'env -i PATH=/x rm x', 'rm x'],
+    ['xargs -n 1 rm', 'xargs -n 1 rm', 'rm'],
+    ['>out 2>&1 rm x', '>out 2>&1 rm x', 'rm x'],
+    ['> out rm x', '> out rm x', 'rm x'],
+    ['command -p rm x', 'command -p rm x', 'rm x'],
+  ])('%s', (command, documented, all) => {
+    expect(start(command, 'documented')).toBe(documented);
+    expect(start(command, 'all')).toBe(all);
+  });
+});

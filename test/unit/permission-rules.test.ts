@@ -1,0 +1,338 @@
+import { ConfigError, parseSessionConfig, type PermissionMode } from '../../src/shared/config';
+import {
+  decide,
+  evaluatePermission,
+  parseRule,
+  parseRules,
+  PermissionRuleError,
+  type PermissionDecision,
+  type Workspace,
+} from '../../src/shared/permissions';
+
+const WS: Workspace = { cwd: '/proj', homeDir: '/home/u', additionalDirectories: ['/extra'] };
+const MODES: PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'];
+const READ_ONLY = new Set(['Read', 'Glob', 'Grep']);
+
+interface Row {
+  allow?: string[];
+  deny?: string[];
+  ask?: string[];
+  mode?: PermissionMode;
+  workspace?: Workspace;
+  paths?: string[];
+}
+
+function run(tool: string, input: unknown, row: Row = {}): PermissionDecision {
+  return evaluatePermission({
+    toolName: tool,
+    input,
+    readOnly: READ_ONLY.has(tool),
+    mode: row.mode ?? 'default',
+    rules: parseRules({ allow: row.allow, deny: row.deny, ask: row.ask }),
+    workspace: row.workspace ?? WS,
+    paths: row.paths,
+  });
+}
+const bash = (command: string, row: Row = {}) => run('Bash', { command }, row);
+
+describe('Bash rules', () => {
+  it.each<[string, string, string, 'allow' | 'ask']>([
+    ['exact', 'Bash(npm run build)', 'npm run build', 'allow'],
+    ['exact: more arguments are not the same command', 'Bash(npm run build)', 'npm run build --prod', 'ask'],
+    ['space before *: word boundary', 'Bash(ls *)', 'ls -la', 'allow'],
+    ['space before *: the bare command too', 'Bash(ls *)', 'ls', 'allow'],
+    ['space before *: not another command', 'Bash(ls *)', 'lsof', 'ask'],
+    ['no space before *: any continuation', 'Bash(ls*)', 'lsof', 'allow'],
+    ['legacy :*', 'Bash(npm test:*)', 'npm test -- --watch', 'allow'],
+    ['legacy :* is a word boundary', 'Bash(npm test:*)', 'npm testx', 'ask'],
+    ['legacy :* alone', 'Bash(npm test:*)', 'npm test', 'allow'],
+    ['* in the middle', 'Bash(git * main)', 'git push origin main', 'allow'],
+    ['* in the middle, other branch', 'Bash(git * main)', 'git push origin dev', 'ask'],
+    ['* at the start', 'Bash(* --version)', 'node --version', 'allow'],
+    ['escaped \\* is a literal star', 'Bash(echo \\*)', 'echo *', 'allow'],
+    ['escaped \\* does not match anything', 'Bash(echo \\*)', 'echo hi', 'ask'],
+    ['Bash(*) is every command', 'Bash(*)', 'anything at all && more', 'allow'],
+    ['documented wrappers are stripped for allow', 'Bash(npm test *)', 'timeout 60 npm test --ci', 'allow'],
+    ['VAR= prefixes are not stripped for allow', 'Bash(npm test *)', 'LD_PRELOAD=x.so npm test', 'ask'],
+    ['quoted && stays one command', 'Bash(echo *)', 'echo "a && b"', 'allow'],
+    ['quoted ; stays one command', 'Bash(echo *)', "echo 'a; rm x'", 'allow'],
+  ])('%s: %s vs %j → %s', (_name, rule, command, expected) => {
+    expect(bash(command, { allow: [rule] }).behavior).toBe(expected);
+  });
+
+  // A prefix rule never allows `safe && other`: every part must be allowed on its own.
+  it.each([
+    ['&&', 'echo ok && rm -rf x', 'rm -rf x'],
+    ['||', 'echo ok || rm x', 'rm x'],
+    [';', 'echo ok; rm x', 'rm x'],
+    ['newline', 'echo ok\nrm x', 'rm x'],
+    ['pipe', 'echo ok | rm x', 'rm x'],
+    ['background &', 'echo ok & rm x', 'rm x'],
+    ['$(…)', 'echo $(rm x)', 'rm x'],
+    ['$(…) in double quotes', 'echo "$(rm x)"', 'rm x'],
+    ['backticks', 'echo `rm x`', 'rm x'],
+    ['subshell', '(rm x)', 'rm x'],
+    ['process substitution', 'echo <(rm x)', 'rm x'],
+    ['sh -c', 'echo ok && sh -c "rm x"', 'sh -c "rm x"'],
+  ])('compound bypass via %s is not allowed by Bash(echo *)', (_name, command, uncovered) => {
+    const d = bash(command, { allow: ['Bash(echo *)'] });
+    expect(d.behavior).toBe('ask');
+    if (d.behavior === 'ask') {
+      expect(d.message).toContain(`\`${uncovered}\``);
+      expect(d.suggestions).toContain(`Bash(${uncovered})`);
+    }
+  });
+
+  it('allows a compound command when every part is allowed, naming each rule', () => {
+    const d = bash('npm test && git status', { allow: ['Bash(npm test:*)', 'Bash(git status)'] });
+    expect(d).toMatchObject({ behavior: 'allow', reason: 'rule' });
+    expect(d.matched.map((m) => [m.rule, m.subject])).toEqual([
+      ['Bash(npm test:*)', 'npm test'],
+      ['Bash(git status)', 'git status'],
+    ]);
+  });
+
+  it.each([
+    ['&&', 'echo ok && rm -rf x'],
+    [';', 'ls; rm x'],
+    ['newline', 'ls\nrm x'],
+    ['pipe', 'cat f | rm x'],
+    ['$(…)', 'echo $(rm x)'],
+    ['backticks', 'echo `rm x`'],
+    ['subshell', '(rm x)'],
+    ['if', 'if true; then rm x; fi'],
+    ['timeout', 'timeout 5 rm x'],
+    ['nohup nice', 'nohup nice -n 5 rm x'],
+    ['sudo', 'sudo rm x'],
+    ['VAR=', 'FOO=1 rm x'],
+    ['env', 'env FOO=1 rm x'],
+    ['xargs', 'find . | xargs rm'],
+    ['redirection first', '>log rm x'],
+    ['bash -c', 'bash -c "rm x"'],
+    ['eval', "eval 'rm x'"],
+    ['quoted name', "'rm' x"],
+    ['escaped name', '\\rm x'],
+    ['full path', '/bin/rm x'],
+  ])('a deny rule for any part denies the whole (%s), even with Bash allowed', (_name, command) => {
+    const d = bash(command, { deny: ['Bash(rm:*)'], allow: ['Bash'] });
+    expect(d).toMatchObject({ behavior: 'deny', reason: 'rule' });
+    expect(d.matched[0]!.rule).toBe('Bash(rm:*)');
+    expect(d.matched[0]!.unchecked).toBeUndefined();
+  });
+
+  it.each([
+    ['a computed command name', '$CMD x'],
+    ['an unterminated quote', 'echo "oops'],
+    ['a function definition', 'f() { echo; }; f'],
+    ['a case statement', 'case $x in a) echo;; esac'],
+  ])('a command we cannot analyse (%s) meets deny rules as if it matched', (_name, command) => {
+    const d = bash(command, { deny: ['Bash(rm:*)'], mode: 'bypassPermissions' });
+    expect(d.behavior).toBe('deny');
+    expect(d.matched[0]!.unchecked).toEqual(expect.any(String));
+    if (d.behavior === 'deny') expect(d.message).toMatch(/cannot be checked against the deny rule Bash\(rm:\*\)/);
+    // …and is never allowed by a Bash(…) rule, only by the bare tool.
+    expect(bash(command, { allow: ['Bash(* x)', 'Bash(echo *)'] }).behavior).toBe('ask');
+    expect(bash(command, { allow: ['Bash'] }).behavior).toBe('allow');
+  });
+
+  it('deny rules keep their word boundary', () => {
+    expect(bash('rmdir x', { deny: ['Bash(rm:*)'], allow: ['Bash'] }).behavior).toBe('allow');
+    expect(bash('echo rm -rf x', { deny: ['Bash(rm:*)'], allow: ['Bash'] }).behavior).toBe('allow');
+  });
+
+  it.each(MODES)("disallowedTools ['Bash(rm:*)'] denies `rm -f x` in %s mode", (mode) => {
+    const d = decide({
+      toolName: 'Bash',
+      readOnly: false,
+      mode,
+      allowedTools: ['Bash'],
+      disallowedTools: ['Bash(rm:*)'],
+      toolInput: { command: 'rm -f x' },
+    });
+    expect(d.behavior).toBe('deny');
+    if (d.behavior === 'deny') expect(d.message).toContain('Bash(rm:*)');
+    const other = decide({
+      toolName: 'Bash',
+      readOnly: false,
+      mode,
+      allowedTools: ['Bash'],
+      disallowedTools: ['Bash(rm:*)'],
+      toolInput: { command: 'ls' },
+    });
+    expect(other.behavior).toBe(mode === 'plan' ? 'deny' : 'allow');
+  });
+
+  it('without the tool input, a specifier deny rule still applies (it cannot be checked); other answers are as before', () => {
+    const d = decide({ toolName: 'Bash', readOnly: false, mode: 'bypassPermissions', allowedTools: [], disallowedTools: ['Bash(rm:*)'] });
+    expect(d.behavior).toBe('deny');
+    expect(decide({ toolName: 'Bash', readOnly: false, mode: 'default', allowedTools: ['Bash(ls *)'], disallowedTools: [] })).toMatchObject(
+      {
+        behavior: 'ask',
+        message:
+          'Permission to use Bash has not been granted. Allow it with allowedTools: ["Bash"] or a permissionMode such as acceptEdits or bypassPermissions.',
+      },
+    );
+    expect(decide({ toolName: 'Write', readOnly: false, mode: 'acceptEdits', allowedTools: [], disallowedTools: [] }).behavior).toBe(
+      'allow',
+    );
+  });
+});
+
+describe('precedence and modes', () => {
+  it('deny beats a more specific allow; ask beats allow', () => {
+    expect(bash('aws s3 ls', { deny: ['Bash(aws *)'], allow: ['Bash(aws s3 ls)'] }).behavior).toBe('deny');
+    expect(bash('git push origin', { ask: ['Bash(git push:*)'], allow: ['Bash'] })).toMatchObject({
+      behavior: 'ask',
+      matched: [{ rule: 'Bash(git push:*)', list: 'ask' }],
+    });
+    expect(bash('git push', { ask: ['Bash(git push:*)'], deny: ['Bash(git:*)'] }).behavior).toBe('deny');
+  });
+
+  it('ask rules ask even in bypassPermissions, and deny in dontAsk', () => {
+    expect(bash('git push', { ask: ['Bash(git push:*)'], mode: 'bypassPermissions' }).behavior).toBe('ask');
+    expect(bash('git push', { ask: ['Bash(git push:*)'], allow: ['Bash'], mode: 'dontAsk' }).behavior).toBe('deny');
+  });
+
+  it.each<[PermissionMode, string, unknown, Row, 'allow' | 'ask' | 'deny']>([
+    ['default', 'Bash', { command: 'make' }, {}, 'ask'],
+    ['default', 'Read', { file_path: '/anywhere/x' }, {}, 'allow'],
+    ['dontAsk', 'Bash', { command: 'make' }, {}, 'deny'],
+    ['dontAsk', 'Bash', { command: 'make' }, { allow: ['Bash(make)'] }, 'allow'],
+    ['bypassPermissions', 'Bash', { command: 'make' }, {}, 'allow'],
+    ['bypassPermissions', 'Write', { file_path: '/proj/a' }, { deny: ['Write'] }, 'deny'],
+    ['plan', 'Write', { file_path: '/proj/a' }, { allow: ['Write'] }, 'deny'],
+    ['plan', 'Bash', { command: 'ls' }, { allow: ['Bash'] }, 'deny'],
+    ['plan', 'Grep', { pattern: 'x' }, {}, 'allow'],
+    ['acceptEdits', 'Edit', { file_path: '/proj/src/a.ts' }, {}, 'allow'],
+    ['acceptEdits', 'Write', { file_path: '/extra/b.ts' }, {}, 'allow'],
+    ['acceptEdits', 'Write', { file_path: '/proj/../outside/b.ts' }, {}, 'ask'],
+    ['acceptEdits', 'Write', { file_path: '/proj/a' }, { paths: ['/proj/a', '/etc/passwd'] }, 'ask'],
+    ['acceptEdits', 'Bash', { command: 'touch a' }, {}, 'ask'],
+  ])('%s: %s %j → %s', (mode, tool, input, row, expected) => {
+    expect(run(tool, input, { ...row, mode }).behavior).toBe(expected);
+  });
+});
+
+describe('Read / Edit path rules', () => {
+  const other: Workspace = { cwd: '/proj/pkg', projectRoot: '/proj', homeDir: '/home/u' };
+  it.each<[string, string, string, string, Row, boolean]>([
+    ['x: at any depth below cwd', 'Read(.env)', 'Read', '/proj/sub/.env', {}, true],
+    ['./x: the same', 'Read(./.env)', 'Read', '/proj/.env', {}, true],
+    ['x: not outside cwd', 'Read(.env)', 'Read', '/other/.env', {}, false],
+    ['*.ext at any depth', 'Read(*.pem)', 'Read', '/proj/a/b/key.pem', {}, true],
+    ['a/b is anchored at cwd', 'Read(config/secrets.json)', 'Read', '/proj/sub/config/secrets.json', {}, false],
+    ['//abs from the filesystem root', 'Read(//etc/**)', 'Read', '/etc/ssl/cert.pem', {}, true],
+    ['~/ from the home directory', 'Read(~/.ssh/**)', 'Read', '/home/u/.ssh/id_rsa', {}, true],
+    ['/x from the project root', 'Edit(/src/**)', 'Edit', '/proj/src/a.ts', { workspace: other }, true],
+    ['/x is not cwd-relative when they differ', 'Edit(/src/**)', 'Edit', '/proj/pkg/src/a.ts', { workspace: other }, false],
+    ['x from cwd when they differ', 'Edit(src/**)', 'Edit', '/proj/pkg/src/a.ts', { workspace: other }, true],
+    ['* is one level', 'Edit(/src/*.ts)', 'Edit', '/proj/src/a/b.ts', {}, false],
+    ['* one level, matching', 'Edit(/src/*.ts)', 'Edit', '/proj/src/b.ts', {}, true],
+    ['** any depth', 'Edit(/src/**/*.ts)', 'Edit', '/proj/src/a/b/c.ts', {}, true],
+    ['** also zero levels', 'Edit(/src/**/*.ts)', 'Edit', '/proj/src/c.ts', {}, true],
+    ['a directory covers its contents', 'Read(//etc)', 'Read', '/etc/passwd', {}, true],
+    ['.. in the rule is normalised', 'Read(../secrets/**)', 'Read', '/secrets/k', { workspace: { cwd: '/proj' } }, true],
+    ['Edit rules cover Write', 'Edit(/docs/**)', 'Write', '/proj/docs/a.md', {}, true],
+    ['Edit rules cover NotebookEdit', 'Edit(/nb/**)', 'NotebookEdit', '/proj/nb/a.ipynb', {}, true],
+    ['Read rules cover Grep', 'Read(//etc/**)', 'Grep', '/etc/x', {}, true],
+    ['Write rules cover only Write', 'Write(/docs/**)', 'Edit', '/proj/docs/a.md', {}, false],
+  ])('%s: %s vs %s %s', (_name, rule, tool, path, row, matches) => {
+    const input = tool === 'NotebookEdit' ? { notebook_path: path } : tool === 'Grep' ? { pattern: 'x', path } : { file_path: path };
+    expect(run(tool, input, { ...row, deny: [rule] }).behavior).toBe(matches ? 'deny' : READ_ONLY.has(tool) ? 'allow' : 'ask');
+  });
+
+  it('paths with .. are normalised before matching', () => {
+    expect(run('Read', { file_path: '/proj/src/../../etc/passwd' }, { deny: ['Read(//etc/**)'] }).behavior).toBe('deny');
+    expect(run('Edit', { file_path: '/proj/src/../secret.ts' }, { allow: ['Edit(/src/**)'] }).behavior).toBe('ask');
+    expect(run('Edit', { file_path: '/proj/lib/../src/./ok.ts' }, { allow: ['Edit(/src/**)'] }).behavior).toBe('allow');
+  });
+
+  it('resolved paths from the caller (a symlink and its target) are all checked', () => {
+    const link = { file_path: '/proj/link' };
+    expect(run('Read', link, { deny: ['Read(//etc/**)'], paths: ['/proj/link', '/etc/shadow'] }).behavior).toBe('deny');
+    expect(run('Edit', link, { allow: ['Edit(/**)'], paths: ['/proj/link', '/etc/shadow'] }).behavior).toBe('ask');
+    expect(run('Edit', link, { allow: ['Edit(/**)'], paths: ['/proj/link', '/proj/real'] }).behavior).toBe('allow');
+  });
+
+  it('a ~ rule without a known home directory applies as deny, never as allow', () => {
+    const ws = { cwd: '/proj' };
+    const d = run('Read', { file_path: '/home/u/.ssh/id_rsa' }, { deny: ['Read(~/.ssh/**)'], workspace: ws });
+    expect(d.behavior).toBe('deny');
+    expect(d.matched[0]!.unchecked).toMatch(/base directory/);
+    expect(run('Edit', { file_path: '/home/u/x' }, { allow: ['Edit(~/**)'], workspace: ws }).behavior).toBe('ask');
+  });
+});
+
+describe('MCP, Task and WebFetch rules', () => {
+  it.each<[string, string, unknown, 'allow' | 'ask']>([
+    ['mcp__github', 'mcp__github__create_pr', {}, 'allow'],
+    ['mcp__github__*', 'mcp__github__create_pr', {}, 'allow'],
+    ['mcp__github__create_pr', 'mcp__github__create_pr', {}, 'allow'],
+    ['mcp__github__create_pr', 'mcp__github__merge_pr', {}, 'ask'],
+    ['mcp__github', 'mcp__githubber__x', {}, 'ask'],
+    ['Task(Explore)', 'Task', { subagent_type: 'Explore', prompt: 'p', description: 'd' }, 'allow'],
+    ['Task(Explore)', 'Task', { subagent_type: 'general', prompt: 'p', description: 'd' }, 'ask'],
+    ['Agent(Explore)', 'Task', { subagent_type: 'Explore', prompt: 'p', description: 'd' }, 'allow'],
+    ['WebFetch(domain:example.com)', 'WebFetch', { url: 'https://user@Example.com:8080/a' }, 'allow'],
+    ['WebFetch(domain:example.com)', 'WebFetch', { url: 'https://evil.com/?example.com' }, 'ask'],
+    ['WebFetch(domain:*.example.com)', 'WebFetch', { url: 'https://api.example.com/' }, 'allow'],
+  ])('allow %s: %s %j → %s', (rule, tool, input, expected) => {
+    expect(run(tool, input, { allow: [rule] }).behavior).toBe(expected);
+    if (expected === 'allow') expect(run(tool, input, { allow: ['Bash'], deny: [rule] }).behavior).toBe('deny');
+  });
+});
+
+describe('parseRule', () => {
+  it.each([
+    ['Bash', { kind: 'tool', tool: 'Bash' }],
+    ['Bash(*)', { kind: 'tool', tool: 'Bash' }],
+    ['Bash(npm test)', { kind: 'bash', pattern: { type: 'exact', command: 'npm test' } }],
+    ['Bash(npm test:*)', { kind: 'bash', pattern: { type: 'prefix', prefix: 'npm test' } }],
+    ['Bash(npm test *)', { kind: 'bash', pattern: { type: 'prefix', prefix: 'npm test' } }],
+    ['Bash(git * main)', { kind: 'bash', pattern: { type: 'wildcard', pattern: 'git * main' } }],
+    ['Read(~/.ssh/**)', { kind: 'path', tool: 'Read', pattern: '~/.ssh/**' }],
+    ['mcp__srv', { kind: 'mcpServer', server: 'srv' }],
+    ['mcp__srv__*', { kind: 'mcpServer', server: 'srv' }],
+    ['mcp__srv__tool', { kind: 'tool', tool: 'mcp__srv__tool' }],
+    ['Task(Explore)', { kind: 'agent', agent: 'Explore' }],
+    ['WebFetch(domain:Example.COM)', { kind: 'domain', domain: 'example.com' }],
+  ])('%s', (text, expected) => {
+    expect(parseRule(text)).toMatchObject({ text, ...expected });
+    expect(JSON.parse(JSON.stringify(parseRule(text)))).toEqual(parseRule(text)); // plain JSON: safe in workflow state
+  });
+
+  it.each([
+    ['', /empty/],
+    ['Bash(rm', /must end with '\)'/],
+    ['Bash()', /specifier is empty/],
+    ['Bash(:*)', /needs a command prefix/],
+    ['rm)', /'\)' without '\('/],
+    ['Bash rm', /not a tool name/],
+    ['Ba*sh', /wildcard in a tool name/],
+    ['Skill(commit)', /supported only for Bash, Read, Edit, Write, Task/],
+    ['mcp__srv__tool(x)', /MCP rules take no specifier/],
+    ['WebFetch(example.com)', /domain:/],
+    ['Read(~bob/x)', /~user paths/],
+  ])('refuses %j by name', (text, why) => {
+    let error: unknown;
+    try {
+      parseRule(text);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PermissionRuleError);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as PermissionRuleError).rule).toBe(text);
+    expect((error as PermissionRuleError).reason).toMatch(why);
+    expect((error as Error).message).toContain(`'${text}'`);
+  });
+
+  it('parseRules names the list and index; session config refuses a bad rule before anything starts', () => {
+    expect(() => parseRules({ deny: ['Bash', 'Bash(rm'] })).toThrow(/^disallowedTools\[1\]: invalid permission rule 'Bash\(rm'/);
+    expect(() => parseSessionConfig({ prompt: 'p', cwd: '/w', disallowedTools: ['Bash', 'Skill(x)'] })).toThrow(
+      /invalid session config: disallowedTools\.1: invalid permission rule 'Skill\(x\)'/,
+    );
+    expect(() => parseSessionConfig({ prompt: 'p', cwd: '/w', askTools: ['Bash(git push'] })).toThrow(/askTools\.0/);
+    expect(parseSessionConfig({ prompt: 'p', cwd: '/w', allowedTools: ['Bash(npm test:*)'] }).askTools).toEqual([]);
+  });
+});

@@ -1,0 +1,175 @@
+/**
+ * The SDK's `Options` in `query()`: every key we do not support is refused by name before anything
+ * starts; supported keys map onto session options; names that look secret never reach a session.
+ * (Refusals throw synchronously, before any connection is attempted.)
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { query } from '../../src/client/query';
+import { mapOptions } from '../../src/client/sdk-options';
+import { OPTION_SUPPORT } from '../../src/client/sdk-option-support';
+import type { Options } from '../../src/client/sdk-types';
+import { ConfigError } from '../../src/shared/config';
+import { parseJob } from '../../src/shared/batch';
+import { looksSecret } from '../../src/shared/secret-env';
+import { DURABLE_AGENT_VERSION } from '../../src/shared/version';
+import { optionsTable } from '../../scripts/options-table';
+
+// Nothing listens here: an option that got as far as connecting would fail differently.
+const nowhere = { connection: { address: '127.0.0.1:1' } };
+const refusalOf = (options: Options): Error => {
+  try {
+    query({ prompt: 'hi', options: { ...nowhere, ...options } });
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error(`query() accepted ${JSON.stringify(Object.keys(options))}`);
+};
+
+const unsupported = Object.entries(OPTION_SUPPORT).filter(([, s]) => s.status !== 'supported');
+
+test('the table has refused and later keys (the loop below is not vacuous)', () => {
+  expect(unsupported.length).toBeGreaterThan(30);
+});
+
+test.each(unsupported)('option %s is refused by name, with the reason, before anything starts', (key, support) => {
+  const e = refusalOf({ [key]: { given: true } } as Options);
+  expect(e).toBeInstanceOf(ConfigError);
+  expect(e.message).toBe(
+    `option ${key} is not supported by durable-agent: ${support.status === 'later' ? `supported later (issue ${support.issue}); ` : ''}${support.note}`,
+  );
+  expect((e as ConfigError).field).toBe(key);
+});
+
+test.each<[string, Options, RegExp]>([
+  [
+    "permissionMode 'auto'",
+    { permissionMode: 'auto' },
+    /^option permissionMode 'auto' is not supported by durable-agent: there is no permission classifier/,
+  ],
+  [
+    'bypassPermissions without allowDangerouslySkipPermissions',
+    { permissionMode: 'bypassPermissions' },
+    /set allowDangerouslySkipPermissions: true/,
+  ],
+  ['persistSession: false', { persistSession: false }, /^option persistSession: false is not supported by durable-agent/],
+  ["permissionPrompts: 'none'", { permissionPrompts: 'none' }, /use permissionMode: 'dontAsk'/],
+  [
+    'systemPrompt snapshot: false',
+    { systemPrompt: { type: 'custom', prompt: 'x', snapshot: false } },
+    /^option systemPrompt.snapshot: false is not supported/,
+  ],
+  ['a fallback model list', { fallbackModel: 'a,b' }, /give one fallback model/],
+  [
+    'a hook callback',
+    { hooks: { PreToolUse: [{ hooks: [async () => ({})] }] } },
+    /^option hooks.PreToolUse \(a callback\) is not supported by durable-agent: .*createWorker\(\{ hooks \}\)/,
+  ],
+  ['inline settings', { settings: { permissions: {} } }, /^option settings \(an inline object\) is not supported/],
+  ['two thinking controls', { effort: 'low', maxThinkingTokens: 10 }, /maxThinkingTokens and effort: give one of them/],
+  ['continue with resume', { continue: true, resume: 'session-1' }, /continue: cannot be combined with resume/],
+])('a value we do not support is refused by name: %s', (_name, options, message) => {
+  expect(refusalOf(options).message).toMatch(message);
+});
+
+test('harmless values of unsupported keys (the SDK defaults) are accepted', () => {
+  const m = mapOptions(
+    { includePartialMessages: false, debug: false, enableFileCheckpointing: false, persistSession: true, permissionPrompts: 'host' },
+    '/w',
+  );
+  expect(m.session).toEqual({ cwd: '/w', includePartialMessages: false });
+});
+
+test('supported keys map onto session options', () => {
+  const m = mapOptions(
+    {
+      systemPrompt: ['static part', '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__', 'session part'],
+      tools: { type: 'preset', preset: 'claude_code' },
+      effort: 'xhigh',
+      env: { PATH: '/usr/bin', EMPTY: undefined },
+      settings: '/etc/agent/settings.json',
+      hooks: { Stop: [{ matcher: '*', hooks: [{ type: 'command', command: 'true' }] }] },
+      permissionMode: 'bypassPermissions',
+      allowDangerouslySkipPermissions: true,
+      maxTurns: 3,
+      resume: 'session-x',
+      forkSession: true,
+      interactive: true,
+    },
+    '/default',
+  );
+  expect(m.session).toEqual({
+    cwd: '/default',
+    systemPrompt: 'static part\n\nsession part',
+    maxThinkingTokens: 32_768,
+    env: { PATH: '/usr/bin' },
+    settingsFile: '/etc/agent/settings.json',
+    hooks: { Stop: [{ matcher: '*', hooks: [{ type: 'command', command: 'true' }] }] },
+    permissionMode: 'bypassPermissions',
+    maxTurns: 3,
+    resume: 'session-x',
+    forkSession: true,
+    interactive: true,
+  });
+  expect(m.allowBypass).toBe(true);
+  expect(mapOptions({ thinking: { type: 'disabled' } }, '/w').session.maxThinkingTokens).toBe(0);
+  expect(mapOptions({ thinking: { type: 'enabled', budgetTokens: 2_000 } }, '/w').session.maxThinkingTokens).toBe(2_000);
+  expect(mapOptions({ systemPrompt: { type: 'preset', preset: 'claude_code', append: 'Be brief.' } }, '/w').session.systemPrompt).toEqual({
+    type: 'preset',
+    preset: 'claude_code',
+    append: 'Be brief.',
+  });
+});
+
+describe('secrets in env', () => {
+  const callerEnv = {
+    PATH: '/usr/bin',
+    HOME: '/home/me',
+    OPENAI_API_KEY: 'sk-live-123',
+    GITHUB_TOKEN: 'ghp_abc',
+    DB_PASSWORD: 'hunter2',
+    AWS_REGION: 'eu-west-1',
+  };
+
+  test("the SDK idiom env: { ...process.env } is refused by query(), naming the variables and pointing to the worker's environment", () => {
+    const e = refusalOf({ env: { ...callerEnv } });
+    expect(e).toBeInstanceOf(ConfigError);
+    expect(e.message).toMatch(
+      /^env: AWS_REGION, DB_PASSWORD, GITHUB_TOKEN, OPENAI_API_KEY look secret and would be recorded in the session's Temporal history/,
+    );
+    expect(e.message).toMatch(/the worker's environment/);
+    expect(e.message).not.toMatch(/PATH|HOME|sk-live|ghp_|hunter2/);
+  });
+
+  test('batch jobs refuse them too, before anything starts', () => {
+    expect(() => parseJob({ prompt: 'x', cwd: '/w', env: { NPM_TOKEN: 'n' } }, { index: 1, batchId: 'b', platform: 'linux' })).toThrow(
+      /NPM_TOKEN looks secret/,
+    );
+  });
+
+  test.each([
+    ['OPENAI_BASE_URL', true],
+    ['anthropic_api_key', true],
+    ['AWS_SECRET_ACCESS_KEY', true],
+    ['MY_CLIENT_SECRET_V2', true],
+    ['PGPASSWORD', true],
+    ['DURABLE_AGENT_ENCRYPTION_KEYS', true],
+    ['GOOGLE_APPLICATION_CREDENTIALS', true],
+    ['PATH', false],
+    ['NODE_ENV', false],
+    ['KEYBOARD_LAYOUT', false],
+    ['SSH_AUTH_SOCK', false],
+  ])('%s looks secret: %s', (name, secret) => {
+    expect(looksSecret(name)).toBe(secret);
+  });
+});
+
+test("README's Options table is the support table, row for row", () => {
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  expect(readme).toContain(optionsTable());
+});
+
+test('system/init reports the package version', () => {
+  const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+  expect(DURABLE_AGENT_VERSION).toBe(pkg.version);
+});

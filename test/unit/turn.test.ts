@@ -1,0 +1,138 @@
+import {
+  afterTools,
+  beforeModelCall,
+  BUDGET_REFUSAL,
+  endsSession,
+  resolveTurn,
+  resultSubtype,
+  type ReplyFacts,
+} from '../../src/workflows/turn';
+import type { ContentBlock, ToolUseBlock } from '../../src/shared/messages';
+
+const base = { turnCount: 0, costUsd: 0, interrupted: false, cancelled: false };
+const facts: ReplyFacts = { ...base, turnCount: 1, requireDoneTool: false, contextNearlyFull: false };
+const tu: ToolUseBlock = { type: 'tool_use', id: 't1', name: 'Read', input: {} };
+const text: ContentBlock = { type: 'text', text: 'hi' };
+
+describe('beforeModelCall', () => {
+  it('goes on when nothing applies', () => expect(beforeModelCall(base)).toBeNull());
+  it('stops at exactly maxTurns', () => {
+    expect(beforeModelCall({ ...base, turnCount: 2, maxTurns: 3 })).toBeNull();
+    expect(beforeModelCall({ ...base, turnCount: 3, maxTurns: 3 })).toBe('max_turns');
+  });
+  it('stops when cost reaches the budget (the boundary counts)', () => {
+    expect(beforeModelCall({ ...base, costUsd: 0.99, maxBudgetUsd: 1 })).toBeNull();
+    expect(beforeModelCall({ ...base, costUsd: 1, maxBudgetUsd: 1 })).toBe('max_budget');
+  });
+  it('checks turns before budget', () => {
+    expect(beforeModelCall({ ...base, turnCount: 3, maxTurns: 3, costUsd: 2, maxBudgetUsd: 1 })).toBe('max_turns');
+  });
+  it('distinguishes interrupt from cancellation, and both win over limits', () => {
+    expect(beforeModelCall({ ...base, interrupted: true, turnCount: 5, maxTurns: 1 })).toBe('interrupted');
+    expect(beforeModelCall({ ...base, cancelled: true, turnCount: 5, maxTurns: 1 })).toBe('aborted');
+    expect(beforeModelCall({ ...base, cancelled: true, interrupted: true })).toBe('interrupted');
+  });
+});
+
+describe('resolveTurn', () => {
+  describe('run_tools', () => {
+    it('runs the calls of a tool_use reply', () => {
+      expect(resolveTurn({ stop_reason: 'tool_use', content: [text, tu] }, facts)).toEqual({ type: 'run_tools', calls: [tu] });
+    });
+    it('runs calls a provider returned with end_turn rather than drop them', () => {
+      expect(resolveTurn({ stop_reason: 'end_turn', content: [tu] }, facts)).toEqual({ type: 'run_tools', calls: [tu] });
+    });
+    it('runs when the cost is just under the budget', () => {
+      expect(resolveTurn({ stop_reason: 'tool_use', content: [tu] }, { ...facts, costUsd: 0.99, maxBudgetUsd: 1 }).type).toBe('run_tools');
+    });
+  });
+  describe('refuse_tools', () => {
+    it('answers the calls as not run once the reply brought the cost to the budget', () => {
+      expect(resolveTurn({ stop_reason: 'tool_use', content: [tu] }, { ...facts, costUsd: 1, maxBudgetUsd: 1 })).toEqual({
+        type: 'refuse_tools',
+        calls: [tu],
+        exit: 'max_budget',
+        reason: BUDGET_REFUSAL,
+      });
+    });
+    it('does not apply to a reply without calls: that one ends the turn normally', () => {
+      expect(resolveTurn({ stop_reason: 'end_turn', content: [text] }, { ...facts, costUsd: 5, maxBudgetUsd: 1 })).toEqual({
+        type: 'finish',
+        exit: 'end_turn',
+      });
+    });
+  });
+  describe('remind_done', () => {
+    it('reminds the model when requireDoneTool is on and it stopped without calling the tool', () => {
+      expect(resolveTurn({ stop_reason: 'end_turn', content: [text] }, { ...facts, requireDoneTool: true })).toEqual({
+        type: 'remind_done',
+      });
+      expect(resolveTurn({ stop_reason: 'tool_use', content: [text] }, { ...facts, requireDoneTool: true })).toEqual({
+        type: 'remind_done',
+      });
+    });
+  });
+  describe('compact_and_continue', () => {
+    it('compacts after a cut-off when the context is nearly full', () => {
+      expect(resolveTurn({ stop_reason: 'max_tokens', content: [text] }, { ...facts, contextNearlyFull: true })).toEqual({
+        type: 'compact_and_continue',
+        otherwise: 'max_tokens',
+      });
+    });
+  });
+  describe('finish', () => {
+    it('ends the turn on end_turn, and on tool_use without calls', () => {
+      expect(resolveTurn({ stop_reason: 'end_turn', content: [text] }, facts)).toEqual({ type: 'finish', exit: 'end_turn' });
+      expect(resolveTurn({ stop_reason: 'tool_use', content: [text] }, facts)).toEqual({ type: 'finish', exit: 'end_turn' });
+    });
+    it('ends with max_tokens when the context is not what ran out', () => {
+      expect(resolveTurn({ stop_reason: 'max_tokens', content: [tu] }, facts)).toEqual({ type: 'finish', exit: 'max_tokens' });
+    });
+    it('ends on a stop sequence, whatever else holds', () => {
+      expect(
+        resolveTurn({ stop_reason: 'stop_sequence', content: [tu] }, { ...facts, requireDoneTool: true, contextNearlyFull: true }),
+      ).toEqual({
+        type: 'finish',
+        exit: 'stop_sequence',
+      });
+    });
+  });
+});
+
+describe('afterTools', () => {
+  const none = { interrupted: false, cancelled: false, doneToolCalled: false };
+  it('calls the model again when nothing happened', () => expect(afterTools(none)).toBeNull());
+  it('ends the turn when the done tool was called', () => expect(afterTools({ ...none, doneToolCalled: true })).toBe('end_turn'));
+  it('interrupt and cancellation win over the done tool', () => {
+    expect(afterTools({ ...none, interrupted: true, doneToolCalled: true })).toBe('interrupted');
+    expect(afterTools({ ...none, cancelled: true, doneToolCalled: true })).toBe('aborted');
+    expect(afterTools({ ...none, cancelled: true, interrupted: true })).toBe('interrupted');
+  });
+});
+
+describe('endsSession', () => {
+  const one = { interactive: false, closed: false };
+  const open = { interactive: true, closed: false };
+  it('every exit ends a one-shot session', () => {
+    for (const exit of ['end_turn', 'interrupted', 'model_error', 'max_tokens'] as const) expect(endsSession(exit, one)).toBe(true);
+  });
+  it('an interactive session waits after a normal end, an interrupt, an error', () => {
+    for (const exit of ['end_turn', 'interrupted', 'model_error', 'max_tokens', 'stop_sequence'] as const)
+      expect(endsSession(exit, open)).toBe(false);
+  });
+  it('limits, cancellation and a failed start end an interactive session', () => {
+    for (const exit of ['max_turns', 'max_budget', 'aborted', 'setup_error'] as const) expect(endsSession(exit, open)).toBe(true);
+  });
+  it('a closed session ends', () => expect(endsSession('end_turn', { interactive: true, closed: true })).toBe(true));
+});
+
+describe('resultSubtype', () => {
+  it('maps exits to the result subtypes', () => {
+    expect(resultSubtype('end_turn')).toBe('success');
+    expect(resultSubtype('max_turns')).toBe('error_max_turns');
+    expect(resultSubtype('max_budget')).toBe('error_max_budget_usd');
+    for (const r of ['max_tokens', 'interrupted', 'aborted', 'stop_sequence', 'model_error', 'setup_error'] as const) {
+      expect(resultSubtype(r)).toBe('error_during_execution');
+    }
+  });
+});
