@@ -6,7 +6,11 @@
  * their share, peak concurrency at the provider, wall time; then the checks (transcripts equal to
  * the fault-free run, no Bash command twice).
  *
- *   npx tsx bench/fleet-chaos.ts [--jobs 100] [--concurrency 20] [--limit 10] [--kill-every-ms 15000]
+ * Model replies stream with `--chunk-delay-ms` between chunks (default 150: a call holds its
+ * provider slot for ~3 s, as real calls do; with the test's 40 ms, sessions spend most of a turn
+ * outside the model and an unlimited fleet rarely reaches the limit, so the comparison shows little).
+ *
+ *   npx tsx bench/fleet-chaos.ts [--jobs 100] [--concurrency 20] [--limit 10] [--kill-every-ms 15000] [--chunk-delay-ms 150]
  */
 import { parseArgs } from 'node:util';
 import { runFleetChaos } from '../test/helpers/fleet-chaos';
@@ -20,6 +24,7 @@ async function main(): Promise<number> {
       limit: { type: 'string', default: '10' },
       workers: { type: 'string', default: '2' },
       'kill-every-ms': { type: 'string', default: '15000' },
+      'chunk-delay-ms': { type: 'string', default: '150' },
     },
   });
   const r = await runFleetChaos({
@@ -29,10 +34,13 @@ async function main(): Promise<number> {
     workers: Number(v.workers),
     killEveryMs: Number(v['kill-every-ms']),
     serverRestartAtKill: 2,
+    chunkDelayMs: Number(v['chunk-delay-ms']),
     log: (l) => console.error(l),
   });
   const pct = (a: number, b: number) => `${((100 * a) / Math.max(1, b)).toFixed(1)}%`;
-  console.log(`\nFleet chaos — ${v.jobs} jobs, concurrency ${v.concurrency}, provider limit ${v.limit} concurrent (${machine()})\n`);
+  console.log(
+    `\nFleet chaos — ${v.jobs} jobs, concurrency ${v.concurrency}, provider limit ${v.limit} concurrent, ${v['chunk-delay-ms']} ms between stream chunks (${machine()})\n`,
+  );
   console.log(
     table([
       ['run', 'jobs done', 'model calls', '429s', '429 share', 'peak at provider', 'wall s', 'kills', 'server starts'],

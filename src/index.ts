@@ -33,6 +33,9 @@ export type { Options as QueryOptions } from './client/sdk-types';
 export { OPTION_SUPPORT } from './client/sdk-option-support';
 export type { OptionSupport } from './client/sdk-option-support';
 export { createWorker } from './worker/worker';
+/** Payload encryption for library users; a prebuilt workflow bundle needs the failure converter path. */
+export { createPayloadCodecs, codecFromEnv, ENCRYPTING_FAILURE_CONVERTER_PATH } from './codec';
+export type { CodecOptions } from './codec';
 export type { AgentWorker, CreateWorkerOptions } from './worker/worker';
 export type { ToolDefinition } from './activities/tools';
 export { tool, createSdkMcpServer } from './activities/mcp/sdk-server';

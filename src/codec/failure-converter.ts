@@ -2,10 +2,15 @@
  * Loaded by Temporal through `dataConverter.failureConverterPath` (the export must be named
  * `failureConverter`), which is why it is a module of its own: it moves an error's message and
  * stack trace into an encoded payload, which the codec then encrypts. Decoding needs nothing
- * special — every failure converter reads them back. Only activity data converters get this path:
- * a `failureConverterPath` given to workflows would be bundled into the workflow sandbox.
+ * special — every failure converter reads them back. With encryption on, activity workers load it
+ * and the workflow bundle includes it, so failures a workflow raises are encrypted too
+ * (ARCHITECTURE.md#encryption). It runs inside the workflow sandbox: only `@temporalio/common`.
  */
 import { DefaultFailureConverter } from '@temporalio/common';
 
-export const failureConverter = new DefaultFailureConverter({ encodeCommonAttributes: true });
-export const ENCRYPTING_FAILURE_CONVERTER_PATH = __filename;
+/** Found in a workflow bundle's code when this module is in it (see `bundleEncryptsFailures`). */
+export const ENCRYPTING_FAILURE_CONVERTER_MARK = 'durable-agent:encrypting-failure-converter';
+
+export const failureConverter = Object.assign(new DefaultFailureConverter({ encodeCommonAttributes: true }), {
+  mark: ENCRYPTING_FAILURE_CONVERTER_MARK,
+});

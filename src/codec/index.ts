@@ -16,10 +16,11 @@ import type { PayloadCodec } from '@temporalio/common';
 import { CompressionCodec, type CompressionOptions } from './compression';
 import { EncryptionCodec, ENCRYPTION_KEYS_ENV, parseEncryptionKeys, type EncryptionKeys } from './encryption';
 import { CodecConfigError } from './payload-bytes';
+import { ENCRYPTING_FAILURE_CONVERTER_MARK } from './failure-converter';
 
 export * from './compression';
 export * from './encryption';
-export { ENCRYPTING_FAILURE_CONVERTER_PATH } from './failure-converter';
+export { ENCRYPTING_FAILURE_CONVERTER_MARK };
 export { CodecConfigError, COMPRESSED_ENCODING, ENCRYPTED_ENCODING, METADATA } from './payload-bytes';
 
 export const COMPRESS_ENV = 'DURABLE_AGENT_COMPRESS';
@@ -64,6 +65,17 @@ export function codecFromEnv(env: Record<string, string | undefined> = process.e
 /** Whether a codec chain encrypts (so failure messages should be moved into an encrypted payload too). */
 export function encrypts(codecs: PayloadCodec[] | undefined): boolean {
   return codecs?.some((c) => c instanceof EncryptionCodec) ?? false;
+}
+
+/**
+ * The module given as `failureConverterPath` when payloads are encrypted: to activity workers, and
+ * to `bundleWorkflowCode` so that failures workflows raise are encrypted as well.
+ */
+export const ENCRYPTING_FAILURE_CONVERTER_PATH = require.resolve('./failure-converter');
+
+/** Whether a workflow bundle was built with `failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH`. */
+export function bundleEncryptsFailures(code: string): boolean {
+  return code.includes(ENCRYPTING_FAILURE_CONVERTER_MARK);
 }
 
 /** One line for a start-up log: what happens to payloads (never key material). */

@@ -18,7 +18,7 @@ import type { SandboxStatus } from '../shared/sandbox';
 import { createHookActivities } from '../activities/hooks';
 import { createMcpActivities, isSdkMcpServer, McpPool, sdkServerTools, type McpSdkServerConfigWithInstance } from '../activities/mcp';
 import type { CodeHooks } from '../shared/hook-callbacks';
-import { codecFromEnv, encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../codec';
+import { bundleEncryptsFailures, codecFromEnv, encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../codec';
 import { expectOneKindWorker } from './sdk-logger';
 import { LiveHub } from '../activities/live/hub';
 import { liveServerOptionsFromEnv, startLiveServer, type LiveServer, type LiveServerOptions } from '../activities/live/server';
@@ -147,16 +147,26 @@ export async function connectWithRetry(address: string, log: (line: string) => v
  * The workers' data converters. Each Worker hands its own `dataConverter` to the client it gives
  * activities (`Context.current().client`, used by the `prompt` and `transcript` queries), so that
  * client decodes with the same codecs (checked in @temporalio/worker 1.24's `Worker.client`).
- * With encryption on, activity failures' messages and stacks are encrypted too (they can quote a
- * provider's error about the prompt); the workflow worker keeps the default failure converter,
- * because a `failureConverterPath` would be bundled into the workflow sandbox.
+ * With encryption on, failures' messages and stacks are encrypted too (they can quote a provider's
+ * error about the prompt, or a bad option's name): activity workers load the failure converter,
+ * and the workflow bundle includes it (`workflowsPath` bundles it from this path; a prebuilt bundle
+ * must have been built with it, see `checkBundleEncryptsFailures`).
  */
 function workerDataConverters(codecs: PayloadCodec[] | undefined): { workflow?: DataConverter; activity?: DataConverter } {
   if (!codecs || codecs.length === 0) return {};
-  return {
-    workflow: { payloadCodecs: codecs },
-    activity: { payloadCodecs: codecs, ...(encrypts(codecs) ? { failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH } : {}) },
-  };
+  const failures = encrypts(codecs) ? { failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH } : {};
+  return { workflow: { payloadCodecs: codecs, ...failures }, activity: { payloadCodecs: codecs, ...failures } };
+}
+
+/** Encrypted payloads with a bundle that would store workflow failures in the clear: refused at start-up. */
+function checkBundleEncryptsFailures(bundle: NonNullable<CreateWorkerOptions['workflowBundle']>): void {
+  const code = 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
+  if (bundleEncryptsFailures(code)) return;
+  throw new Error(
+    'payloads are encrypted but the workflow bundle was built without the encrypting failure converter, so failures ' +
+      'raised by workflows would be stored in plaintext: build it with bundleWorkflowCode({ workflowsPath, ' +
+      'failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH }) (exported by durable-agent), or leave the bundle out',
+  );
 }
 
 export async function createWorker(opts: CreateWorkerOptions = {}): Promise<AgentWorker> {
@@ -196,6 +206,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
   const activityInterceptors = tracing ? { interceptors: { activity: activityTracing(tracing) } } : {};
   if (roles.has('workflow')) {
     expectOneKindWorker(queues.workflow, 'workflows');
+    if (opts.workflowBundle && dataConverters.workflow?.failureConverterPath) checkBundleEncryptsFailures(opts.workflowBundle);
     workers.push(
       await Worker.create({
         ...common,

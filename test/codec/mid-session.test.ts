@@ -32,7 +32,7 @@ test('a session started without encryption continues encrypted; a worker without
     const worker = await createWorker({
       connection,
       taskQueue: h.taskQueue,
-      workflowBundle: await workflowBundle(),
+      workflowBundle: await workflowBundle({ encryptFailures: true }),
       model: { baseURL: h.model.url, apiKey: 'scripted-model' },
       payloadCodecs: keyed(),
       log: () => undefined,

@@ -41,6 +41,11 @@ export interface FleetChaosOptions {
   maxKills?: number;
   /** Which kill also restarts the dev server. */
   serverRestartAtKill: number;
+  /**
+   * The scripted model's wait between stream chunks (default 40 ms, a reply of ~20 chunks in
+   * under a second). Longer makes each call hold a provider slot as long as a real one does.
+   */
+  chunkDelayMs?: number;
   log?: (line: string) => void;
 }
 
@@ -74,7 +79,7 @@ export async function runFleetChaos(o: FleetChaosOptions): Promise<FleetChaosRep
     model.setMaxConcurrent(o.modelLimit);
     const ws = (i: number) => path.join(c.dir, `ws-${i}`);
     const id = (i: number) => `job-${String(i).padStart(3, '0')}`;
-    for (let i = 0; i < o.jobs; i++) c.addScenario(scenario(i, ws(i), id(i)));
+    for (let i = 0; i < o.jobs; i++) c.addScenario(scenario(i, ws(i), id(i), o.chunkDelayMs ?? 40));
     const jobsFile = path.join(c.dir, 'jobs.jsonl');
     writeFileSync(
       jobsFile,
@@ -188,7 +193,7 @@ function bashRunCounts(transcript: Message[], ranLog: string): string[] {
   return out;
 }
 
-function scenario(i: number, ws: string, name: string) {
+function scenario(i: number, ws: string, name: string, chunkDelayMs: number) {
   const file = path.join(ws, 'out.txt');
   const calls = [
     [bashCall(i, 0)],
@@ -198,8 +203,8 @@ function scenario(i: number, ws: string, name: string) {
     [bashCall(i, 4)],
   ];
   const text = (k: number) => `Step ${k} of job ${i}: working through the plan one careful step at a time, checking each result.`;
-  const turns: TurnInput[] = calls.map((cs, k) => turn.tools(cs, { text: text(k), chunk_delay_ms: 40 }));
-  turns.push(turn.text(`Job ${i} is complete.`, { chunk_delay_ms: 40 }));
+  const turns: TurnInput[] = calls.map((cs, k) => turn.tools(cs, { text: text(k), chunk_delay_ms: chunkDelayMs }));
+  turns.push(turn.text(`Job ${i} is complete.`, { chunk_delay_ms: chunkDelayMs }));
   return { name, turns };
 }
 

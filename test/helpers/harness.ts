@@ -15,23 +15,34 @@ import { quietSdkLogs, startStack } from '../../src/testing/stack';
 import type { DevServerOptions } from '../../src/worker/dev-server';
 import type { SessionOptions } from '../../src/shared/config';
 import type { ResultMessage, SessionEvent } from '../../src/shared/events';
+import { encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../../src/codec';
 import { perFile } from './per-file';
 import { testAddress } from './server';
 
-let bundle: Promise<{ code: string }> | undefined;
+const bundles = new Map<boolean, Promise<{ code: string }>>();
 /** Workspaces for test sessions: never under /tmp (a checkout may live there), which the sandbox makes private. */
 const TEST_ROOT = path.join(homedir(), '.cache', 'durable-agent', 'test-workspaces');
 
 let harnessCount = 0;
 
-/** The workflow bundle, built once per jest worker (or read from the global setup's file). */
-export function workflowBundle(): Promise<{ code: string }> {
+/**
+ * The workflow bundle, built once per jest worker (or read from the global setup's file). With
+ * `encryptFailures` it includes the encrypting failure converter, which workers with encrypted
+ * payloads require (src/worker/worker.ts).
+ */
+export function workflowBundle(opts: { encryptFailures?: boolean } = {}): Promise<{ code: string }> {
+  const encryptFailures = opts.encryptFailures ?? false;
   const file = process.env.TEMPORAL_TEST_BUNDLE;
-  if (file && existsSync(file)) return Promise.resolve({ code: readFileSync(file, 'utf8') });
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../src/workflows'),
-    logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
-  });
+  if (!encryptFailures && file && existsSync(file)) return Promise.resolve({ code: readFileSync(file, 'utf8') });
+  let bundle = bundles.get(encryptFailures);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({
+      workflowsPath: require.resolve('../../src/workflows'),
+      ...(encryptFailures ? { failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH } : {}),
+      logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
+    });
+    bundles.set(encryptFailures, bundle);
+  }
   return bundle;
 }
 
@@ -112,7 +123,7 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, harn
     model: { scripted: modelOpts },
     // Each harness gets its own queues: jest runs test files in parallel against one server.
     taskQueue: `agent-test-${process.pid}-${harnessCount++}`,
-    worker: { workflowBundle: await workflowBundle(), ...opts },
+    worker: { workflowBundle: await workflowBundle({ encryptFailures: encrypts(opts.payloadCodecs) }), ...opts },
   });
   const model = stack.model!;
   const client = stack.client;
