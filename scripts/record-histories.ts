@@ -13,7 +13,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { DurableAgentClient } from '../src/client/client';
 import { startScriptedModel } from '../src/testing/scripted-model';
@@ -21,6 +20,7 @@ import { startDevServer } from '../src/worker/dev-server';
 import { createWorker } from '../src/worker/worker';
 import { historyToJSON } from '../test/replay/history-json';
 import { REPLAY_SCENARIOS, type ReplayScenario } from '../test/replay/scenarios';
+import { connectTemporal } from '../src/client/connection';
 
 export const HISTORIES_DIR = path.join(__dirname, '..', 'test', 'replay', 'histories');
 
@@ -41,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
   const connection = await NativeConnection.connect({ address: server.address });
   const worker = await createWorker({ connection, model: { baseURL: model.url, apiKey: 'record-key' }, log: () => undefined });
   const running = worker.run();
-  const client = await DurableAgentClient.connect({ connection: await Connection.connect({ address: server.address }) });
+  const client = await DurableAgentClient.connect({ connection: await connectTemporal({ address: server.address }) });
   mkdirSync(HISTORIES_DIR, { recursive: true });
   let failed = 0;
   try {

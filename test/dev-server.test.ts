@@ -1,15 +1,16 @@
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { mkdtempSync, openSync, readSync, closeSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AGENT_SEARCH_ATTRIBUTES, PortInUseError, runServerCommand, startDevServer } from '../src/worker/dev-server';
 import { TEST_NAMESPACE, testAddress } from './helpers/server';
+import { connectTemporal } from '../src/client/connection';
 
 describe('Temporal dev server', () => {
   let connection: Connection;
 
   beforeAll(async () => {
-    connection = await Connection.connect({ address: testAddress() });
+    connection = await connectTemporal({ address: testAddress() });
   });
 
   afterAll(async () => {

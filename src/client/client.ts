@@ -29,6 +29,7 @@ import { answerPermissions, type CanUseTool } from './permissions';
 import { followEvents, quote } from './stream';
 import { listRuns } from './visibility';
 import { followWithPartials, type LiveOptions, type StreamMessage } from './live';
+import { connectTemporal } from './connection';
 
 export interface ConnectOptions {
   /** `host:port`; default: the profile's, else TEMPORAL_ADDRESS, else localhost:7233. */
@@ -137,7 +138,7 @@ export class DurableAgentClient {
     const payloadCodecs = opts.payloadCodecs ?? codecFromEnv(opts.env ?? process.env);
     const connection =
       opts.connection ??
-      (await Connection.connect({
+      (await connectTemporal({
         address: settings.address,
         ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
         ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),

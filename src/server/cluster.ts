@@ -12,12 +12,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import YAML from 'yaml';
 import { AGENT_SEARCH_ATTRIBUTES, INDEXED_VALUE_TYPE, PortInUseError } from '../worker/dev-server';
 import type { TemporalServerInstall } from './ensure-temporal-server';
 import type { PostgresTarget } from './postgres';
+import { connectTemporal } from '../client/connection';
 
 /** History shards: fixed when the database is first used (Temporal cannot change it later). */
 export const HISTORY_SHARDS = 16;
@@ -249,7 +250,7 @@ type AddSearchAttributesRequest = Parameters<Connection['operatorService']['addS
 
 /** Register the namespace and our search attributes through `address` (idempotent). */
 async function registerNamespace(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address, connectTimeout: '3s' });
+  const connection = await connectTemporal({ address, connectTimeout: '3s' });
   try {
     try {
       await connection.workflowService.describeNamespace({ namespace });
@@ -275,7 +276,7 @@ async function registerNamespace(address: string, namespace: string): Promise<vo
 
 /** Ready: the frontend at `address` serves the namespace (through its cache) with our search attributes. */
 async function nodeReady(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address, connectTimeout: '3s' });
+  const connection = await connectTemporal({ address, connectTimeout: '3s' });
   try {
     await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
     const have = await connection.operatorService.listSearchAttributes({ namespace });

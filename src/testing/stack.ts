@@ -3,12 +3,13 @@
  * model (or a real endpoint), a worker and a client — assembled in this one place for the tests
  * (test/helpers/harness.ts), the benchmarks (bench/) and `npm run demo`.
  */
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { DurableAgentClient } from '../client/client';
 import { startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server';
 import { createWorker, type AgentWorker, type CreateWorkerOptions } from '../worker/worker';
 import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from './scripted-server';
+import { connectTemporal } from '../client/connection';
 
 export interface StackOptions {
   /** A running server (`host:port`); without it a dev server is started with `devServer`. */
@@ -85,7 +86,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const connection = await NativeConnection.connect({ address });
     cleanup.push(() => connection.close());
-    const clientConnection = await Connection.connect({ address });
+    const clientConnection = await connectTemporal({ address });
     cleanup.push(() => clientConnection.close());
     const taskQueue = opts.taskQueue ?? 'agent';
     const workerOpts = opts.worker;

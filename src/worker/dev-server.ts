@@ -13,8 +13,9 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { ensureTemporal } from '../server/ensure-temporal';
+import { connectTemporal } from '../client/connection';
 
 /** Custom search attributes every session workflow may set, with their Temporal types. */
 export const AGENT_SEARCH_ATTRIBUTES = {
@@ -270,7 +271,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
  *  only when it creates the namespace, so a database file made before an attribute joined our
  *  list lacks it. */
 async function probe(address: string, namespace: string, addMissing: boolean): Promise<void> {
-  const connection = await Connection.connect({ address, connectTimeout: '3s' });
+  const connection = await connectTemporal({ address, connectTimeout: '3s' });
   try {
     await connection.workflowService.getSystemInfo({});
     const res = await connection.operatorService.listSearchAttributes({ namespace });

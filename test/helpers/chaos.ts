@@ -11,7 +11,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { DurableAgentClient, type SessionHandle } from '../../src/client/client';
 import { startDevServer, type DevServer } from '../../src/worker/dev-server';
 import { BASH_INTERRUPTED_MESSAGE } from '../../src/activities/tools/bash';
@@ -22,6 +21,7 @@ import { TEST_DYNAMIC_CONFIG } from '../global-setup';
 import { workflowBundle } from './harness';
 import { perFile } from './per-file';
 import { waitFor } from './wait';
+import { connectTemporal } from '../../src/client/connection';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO_ROOT, 'bin', 'durable-agent.js');
@@ -300,7 +300,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     slots.push({ index: i, model: shared ?? (await startScriptedModel({ scenarios: [] })), worker: undefined });
   }
   const models = [...new Set(slots.map((s) => s.model))];
-  const connection = await Connection.connect({ address: server.address });
+  const connection = await connectTemporal({ address: server.address });
   const client = await DurableAgentClient.connect({ connection });
   const kills: KillRecord[] = [];
   const crashes: Cluster['crashes'] = [];

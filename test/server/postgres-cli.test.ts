@@ -7,13 +7,13 @@
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { canBind, freePortOn } from '../../src/server/cluster';
 import { ensureTemporalServer, type TemporalServerInstall } from '../../src/server/ensure-temporal-server';
 import { parsePostgresUrl, setupSchemas } from '../../src/server/postgres';
 import { AGENT_SEARCH_ATTRIBUTES } from '../../src/worker/dev-server';
 import { spawnCli } from '../cli/helpers';
 import { databaseExists, dropDatabases, sqlIn, startPasswordPostgres, uniqueDatabaseUrl } from '../helpers/postgres';
+import { connectTemporal } from '../../src/client/connection';
 
 let install: TemporalServerInstall;
 const urls: string[] = [];
@@ -106,7 +106,7 @@ async function check(p: ReturnType<typeof spawnCli>, url: string, port: number, 
     /history\.transferProcessorMaxPollRPS:\n\s+- value: 1000/,
   );
 
-  const connection = await Connection.connect({ address: `127.0.0.1:${port}` });
+  const connection = await connectTemporal({ address: `127.0.0.1:${port}` });
   try {
     const attrs = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
     expect(Object.keys(attrs.customAttributes ?? {})).toEqual(expect.arrayContaining(Object.keys(AGENT_SEARCH_ATTRIBUTES)));

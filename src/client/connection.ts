@@ -1,0 +1,59 @@
+/**
+ * Temporal client connections that can be closed safely. `@temporalio/client`'s gRPC retry
+ * interceptor schedules each retry with a timer that `Connection.close()` does not clear; when
+ * such a timer fires after the close, grpc-js throws "Channel has been shut down" from inside the
+ * timer — an uncaught exception that kills the process (a CLI command, a test file). Our
+ * connections put a guard after the retry interceptor: once the connection is closed, a retry
+ * ends with status CANCELLED ("the connection was closed") instead of reaching the channel.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
+
+/** What `InterceptingCall` wraps (grpc-js does not export the interface by name). */
+type NextCall = ConstructorParameters<typeof grpc.InterceptingCall>[0];
+
+/** A call that never reaches the network: it ends with CANCELLED as soon as it starts. */
+function closedCall(): NextCall {
+  return {
+    start(_metadata, listener) {
+      setImmediate(() =>
+        listener?.onReceiveStatus?.({ code: grpc.status.CANCELLED, details: 'the connection was closed', metadata: new grpc.Metadata() }),
+      );
+    },
+    sendMessageWithContext() {},
+    sendMessage() {},
+    startRead() {},
+    halfClose() {},
+    cancelWithStatus() {},
+    getPeer: () => '',
+    getAuthContext: () => null,
+  };
+}
+
+/** `Connection.connect` with the default retries, made safe to close while a retry waits. */
+export function connectTemporal(options: ConnectionOptions = {}): Promise<Connection> {
+  return guarded(options, (o) => Connection.connect(o));
+}
+
+/** `Connection.lazy` (connects at the first call), made safe the same way. */
+export function lazyTemporalConnection(options: ConnectionOptions = {}): Connection {
+  return guarded(options, (o) => Connection.lazy(o));
+}
+
+function guarded<T extends Connection | Promise<Connection>>(options: ConnectionOptions, make: (o: ConnectionOptions) => T): T {
+  const state = { closed: false };
+  const guard: grpc.Interceptor = (opts, nextCall) => new grpc.InterceptingCall(state.closed ? closedCall() : nextCall(opts));
+  const made = make({
+    ...options,
+    interceptors: [...(options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())]), guard],
+  });
+  const seal = (connection: Connection): Connection => {
+    const close = connection.close.bind(connection);
+    connection.close = () => {
+      state.closed = true;
+      return close();
+    };
+    return connection;
+  };
+  return (made instanceof Connection ? seal(made) : (made as Promise<Connection>).then(seal)) as T;
+}
