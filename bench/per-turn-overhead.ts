@@ -42,6 +42,7 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 export async function perTurnOverhead(opts: { rounds: number; turns: number }): Promise<void> {
   const loadBefore = load();
   const { stack, model, dir } = await startBenchStack({ worker: {} });
+  let offers = { offered: 0, taken: 0 };
   const { connection, client: agents } = stack;
   const bareWorkers = await Promise.all([
     Worker.create({ connection, taskQueue: 'bare', workflowsPath: require.resolve('./bare/workflows') }),
@@ -109,6 +110,7 @@ export async function perTurnOverhead(opts: { rounds: number; turns: number }): 
         }
       }
     }
+    offers = { ...stack.worker.promptOffers! };
   } finally {
     for (const w of bareWorkers) w.shutdown();
     await Promise.all(running);
@@ -126,6 +128,8 @@ export async function perTurnOverhead(opts: { rounds: number; turns: number }): 
   console.log(`\n## 1. Per-turn overhead (${opts.rounds} rounds × ${opts.turns} turns, after a warm-up round)`);
   console.log(`machine: ${machine()}; ${loadBefore} before, ${load()} after`);
   console.log('server: temporal dev server (SQLite file, 1 task-queue partition); all workers and the scripted model in this process');
+  // Ours reads each prompt from the workflow's offer (ARCHITECTURE.md#prompt-offer); a query is the fallback.
+  console.log(`prompt offers: ${offers.taken} of ${offers.offered} offered prompts taken by model calls (the rest read by query)`);
   console.log(
     table([
       ['loop', 'median/turn', 'p90/turn', 'wall/turn', 'vs bare'],
