@@ -31,29 +31,30 @@ function closedCall(): NextCall {
 }
 
 /** `Connection.connect` with the default retries, made safe to close while a retry waits. */
-export function connectTemporal(options: ConnectionOptions = {}): Promise<Connection> {
-  return guarded(options, (o) => Connection.connect(o));
+export async function connectTemporal(options: ConnectionOptions = {}): Promise<Connection> {
+  const g = guarded(options);
+  return g.seal(await Connection.connect(g.options));
 }
 
 /** `Connection.lazy` (connects at the first call), made safe the same way. */
 export function lazyTemporalConnection(options: ConnectionOptions = {}): Connection {
-  return guarded(options, (o) => Connection.lazy(o));
+  const g = guarded(options);
+  return g.seal(Connection.lazy(g.options));
 }
 
-function guarded<T extends Connection | Promise<Connection>>(options: ConnectionOptions, make: (o: ConnectionOptions) => T): T {
-  const state = { closed: false };
-  const guard: grpc.Interceptor = (opts, nextCall) => new grpc.InterceptingCall(state.closed ? closedCall() : nextCall(opts));
-  const made = make({
-    ...options,
-    interceptors: [...(options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())]), guard],
-  });
-  const seal = (connection: Connection): Connection => {
-    const close = connection.close.bind(connection);
-    connection.close = () => {
-      state.closed = true;
-      return close();
-    };
-    return connection;
+/** The options with the guard after the retry interceptor, and `seal`, which arms it on close. */
+function guarded(options: ConnectionOptions): { options: ConnectionOptions; seal(connection: Connection): Connection } {
+  let closed = false;
+  const guard: grpc.Interceptor = (opts, nextCall) => new grpc.InterceptingCall(closed ? closedCall() : nextCall(opts));
+  return {
+    options: { ...options, interceptors: [...(options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())]), guard] },
+    seal(connection) {
+      const close = connection.close.bind(connection);
+      connection.close = () => {
+        closed = true;
+        return close();
+      };
+      return connection;
+    },
   };
-  return (made instanceof Connection ? seal(made) : (made as Promise<Connection>).then(seal)) as T;
 }

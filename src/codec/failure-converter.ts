@@ -8,7 +8,7 @@
  */
 import { DefaultFailureConverter } from '@temporalio/common';
 
-/** Found in a workflow bundle's code when this module is in it (see `bundleEncryptsFailures`). */
+/** Found in a workflow bundle's code when this module is in it (see `bundleEncryptsFailures`); set on the converter so no bundler drops it. */
 export const ENCRYPTING_FAILURE_CONVERTER_MARK = 'durable-agent:encrypting-failure-converter';
 
 export const failureConverter = Object.assign(new DefaultFailureConverter({ encodeCommonAttributes: true }), {

@@ -2,7 +2,7 @@
  * Activity proxies for a session, and how the loop reads their failures. Model calls and tools
  * go to queues named after the session's own workflow queue (see `taskQueuesFor`).
  */
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import { taskQueuesFor } from '../shared/api';
 import type { SessionConfig } from '../shared/config';
 import type { McpActivities, ModelActivities, SessionStoreActivities, ToolActivities } from '../shared/activities';
@@ -20,6 +20,17 @@ export interface SessionActivities {
 export function activitiesFor(cfg: SessionConfig, workflowQueue: string): SessionActivities {
   const queues = taskQueuesFor(workflowQueue, cfg.toolsTaskQueue);
   const heartbeatTimeout = cfg.heartbeatTimeoutMs;
+  /** Tools, MCP calls and hooks: on the workspace host, cancelled only once confirmed stopped. */
+  const onWorkspaceHost = (
+    startToCloseTimeout: ActivityOptions['startToCloseTimeout'],
+    nonRetryableErrorTypes?: string[],
+  ): ActivityOptions => ({
+    taskQueue: queues.tools,
+    startToCloseTimeout,
+    heartbeatTimeout,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: { maximumAttempts: 3, initialInterval: '1s', ...(nonRetryableErrorTypes ? { nonRetryableErrorTypes } : {}) },
+  });
   return {
     model: proxyActivities<ModelActivities>({
       taskQueue: queues.model,
@@ -42,33 +53,15 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string): Sessio
       heartbeatTimeout: '1 minute',
       retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['SessionNotFound', 'TranscriptTooLarge'] },
     }),
-    tools: proxyActivities<ToolActivities>({
-      taskQueue: queues.tools,
-      // Bash allows 10 minutes per command; leave room for the kill and the report.
-      startToCloseTimeout: '12 minutes',
-      heartbeatTimeout,
-      // An interrupted Bash command is confirmed dead before the turn's results are written.
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['ToolConfigError'] },
-    }),
+    // Bash allows 10 minutes per command; leave room for the kill and the report. An interrupted
+    // Bash command is confirmed dead before the turn's results are written.
+    tools: proxyActivities<ToolActivities>(onWorkspaceHost('12 minutes', ['ToolConfigError'])),
     // MCP servers run on the tools worker too, in its pool; a call has its own timeout (MCP_TOOL_TIMEOUT
     // on the worker, 10 minutes by default) inside this one (ARCHITECTURE.md#mcp).
-    mcp: proxyActivities<McpActivities>({
-      taskQueue: queues.tools,
-      startToCloseTimeout: '11 minutes',
-      heartbeatTimeout,
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: { maximumAttempts: 3, initialInterval: '1s' },
-    }),
+    mcp: proxyActivities<McpActivities>(onWorkspaceHost('11 minutes')),
     // Hooks and settings files live on the workspace host, like the tools (ARCHITECTURE.md#hooks).
-    hooks: proxyActivities<HookActivities>({
-      taskQueue: queues.tools,
-      // Several hooks of 60 s each may run for one event.
-      startToCloseTimeout: '11 minutes',
-      heartbeatTimeout,
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['InvalidSettings'] },
-    }),
+    // Several hooks of 60 s each may run for one event.
+    hooks: proxyActivities<HookActivities>(onWorkspaceHost('11 minutes', ['InvalidSettings'])),
   };
 }
 
