@@ -90,6 +90,18 @@ export function dispatchWaits(events: HistoryEvent[]): number[] {
   return out;
 }
 
+/** Started → completed of every workflow task: the worker's time to run one activation and answer. */
+export function workflowTaskRunTimes(events: HistoryEvent[]): number[] {
+  const started = new Map<string, number>();
+  const out: number[] = [];
+  for (const e of events) {
+    if (e.workflowTaskStartedEventAttributes) started.set(String(e.eventId), eventMs(e));
+    const id = e.workflowTaskCompletedEventAttributes?.startedEventId;
+    if (id !== undefined && id !== null && started.has(String(id))) out.push(eventMs(e) - started.get(String(id))!);
+  }
+  return out;
+}
+
 export function gaps(times: number[]): number[] {
   return times.slice(1).map((t, i) => t - times[i]!);
 }

@@ -1,15 +1,33 @@
-/** No-op activities for the bare loop; `modelStep` may read its workflow's state by query, or take a while. */
+/**
+ * No-op activities for the bare loop; `modelStep` may read its workflow's state by query, take a
+ * while, or make one streamed provider call through the same OpenAI client our `callModel` uses.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
-import { iterationsQuery, type BareActivities } from './api';
+import OpenAI from 'openai';
+import { iterationsQuery, type BareActivities, type BareProviderCall } from './api';
 
 /** When each modelStep started (epoch ms), for the throughput benchmark's steady-state rate. */
 export const modelStepStarts: number[] = [];
 
+const clients = new Map<string, OpenAI>();
+
+/** One streamed completion, read to the end: the provider's share of a turn, without the runner around it. */
+async function providerCall(p: BareProviderCall): Promise<void> {
+  let client = clients.get(p.baseURL);
+  if (!client) clients.set(p.baseURL, (client = new OpenAI({ baseURL: p.baseURL, apiKey: 'bare', maxRetries: 0 })));
+  const chunks = await client.chat.completions.create(
+    { model: 'scripted', messages: [{ role: 'user', content: 'go' }], stream: true, stream_options: { include_usage: true } },
+    { headers: { 'x-scenario': p.scenario } },
+  );
+  for await (const chunk of chunks) void chunk;
+}
+
 export const bareActivities: BareActivities = {
-  async modelStep(readViaQuery, latencyMs = 0) {
+  async modelStep(readViaQuery, latencyMs = 0, provider) {
     modelStepStarts.push(Date.now());
     if (latencyMs > 0) await sleep(latencyMs);
+    if (provider) await providerCall(provider);
     if (!readViaQuery) return 0;
     const { workflowId, runId } = Context.current().info.workflowExecution!;
     return Context.current().client.workflow.getHandle(workflowId, runId).query(iterationsQuery);
