@@ -200,7 +200,9 @@ export function spawnBenchWorker(opts: {
   script?: string;
   env?: NodeJS.ProcessEnv;
 }): BenchWorker {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', opts.script ?? path.join(__dirname, 'worker-process.ts')], {
+  // BENCH_PROF=DIR: each worker process writes a CPU profile per thread there (the workflow threads included).
+  const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '--require', 'tsx/cjs', opts.script ?? path.join(__dirname, 'worker-process.ts')], {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: opts.address,
