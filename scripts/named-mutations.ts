@@ -1,0 +1,149 @@
+/**
+ * Re-checks, by hand-made mutations, that the behaviours this project exists for are guarded by
+ * tests (docs/TESTING.md#named-mutations). Each mutation deletes or disables one behaviour in the
+ * source, runs the tests that claim to cover it, and expects them to FAIL; the source is restored
+ * afterwards whatever happens. Run it in a checkout nobody else is using (it edits `src/`):
+ *
+ *   npx tsx scripts/named-mutations.ts            # all of them (≈ 15 min on 2 cores)
+ *   npx tsx scripts/named-mutations.ts cost todos # only those whose name contains a word given
+ *
+ * Exit code 1 when a mutation survives (its tests pass) or a baseline run fails.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+interface Mutation {
+  name: string;
+  file: string;
+  /** Text that must occur exactly once in the file. */
+  from: string;
+  to: string;
+  tests: string[];
+}
+
+const CARRY_TEST = 'test/session/continue-as-new-state.test.ts';
+
+/** Reset one field of the carried state to what a fresh session has, on the way into the new run. */
+function resetOnContinueAsNew(field: string): Mutation {
+  return {
+    name: `continue-as-new resets ${field}`,
+    file: 'src/workflows/continue-as-new.ts',
+    from: 'const carried: CarriedState = { state, recentEvents',
+    to: `const fresh = initialState(state.config, state.sessionId, state.startedAtMs);\n  const carried: CarriedState = { state: { ...state, ${field}: fresh.${field} }, recentEvents`,
+    tests: [CARRY_TEST],
+  };
+}
+
+const CARRIED_FIELDS = [
+  'costUsd',
+  'usage',
+  'perModel',
+  'model',
+  'permissionMode',
+  'fileStamps',
+  'todos',
+  'loopHistory',
+  'permissionDenials',
+];
+
+const MUTATIONS: Mutation[] = [
+  ...CARRIED_FIELDS.map(resetOnContinueAsNew),
+  {
+    name: 'model call ignores cancellation (no abort listener)',
+    file: 'src/activities/heartbeat.ts',
+    from: "ctx.cancellationSignal.addEventListener('abort', onCancel);",
+    to: '// (mutation) no cancellation listener',
+    tests: ['test/session/provider-calls.test.ts'],
+  },
+  {
+    name: 'Bash attempt journal unwired (no attempt key)',
+    file: 'src/activities/index.ts',
+    from: 'attemptKey: ctx.info.workflowExecution',
+    to: 'attemptKey: undefined && ctx.info.workflowExecution',
+    tests: ['test/chaos/bash-once.test.ts'],
+  },
+  {
+    name: 'server-suggested continue-as-new ignored',
+    file: 'src/workflows/continue-as-new.ts',
+    from: 'return workflowInfo().continueAsNewSuggested ||',
+    to: 'return false ||',
+    tests: ['test/session/server-limits.test.ts'],
+  },
+  {
+    name: 'continue-as-new payload guard removed',
+    file: 'src/workflows/context/index.ts',
+    from: 'if (jsonBytes(state) > MAX_PAYLOAD_BYTES) state.messages = trimOldToolResults(',
+    to: 'if (false) state.messages = trimOldToolResults(',
+    tests: ['test/session/server-limits.test.ts'],
+  },
+  {
+    name: 'budget reached only past the limit (>= becomes >)',
+    file: 'src/workflows/turn.ts',
+    from: 'f.costUsd >= f.maxBudgetUsd',
+    to: 'f.costUsd > f.maxBudgetUsd',
+    tests: ['test/unit/turn-exits.test.ts', 'test/unit/turn.test.ts'],
+  },
+];
+
+const root = path.resolve(__dirname, '..');
+
+function jest(tests: string[]): { ok: boolean; seconds: number; failed: string[] } {
+  const started = Date.now();
+  const r = spawnSync('npx', ['jest', '--ci', ...tests], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = `${r.stdout}\n${r.stderr}`;
+  const failed = [...out.matchAll(/^\s+● (.+)$/gm)].map((m) => m[1]!.trim()).filter((t, i, all) => all.indexOf(t) === i);
+  return { ok: r.status === 0, seconds: Math.round((Date.now() - started) / 1000), failed };
+}
+
+function withMutation<T>(m: Mutation, run: () => T): T {
+  const file = path.join(root, m.file);
+  const original = readFileSync(file, 'utf8');
+  const count = original.split(m.from).length - 1;
+  if (count !== 1) throw new Error(`${m.name}: expected "${m.from}" once in ${m.file}, found ${count} times; update this script`);
+  let mutated = original.replace(m.from, m.to);
+  if (
+    m.to.includes('initialState(') &&
+    !/\binitialState\b/.test(
+      original
+        .split('\n')
+        .filter((l) => l.startsWith('import'))
+        .join('\n'),
+    )
+  ) {
+    mutated = `import { initialState } from './state';\n${mutated}`;
+  }
+  writeFileSync(file, mutated);
+  try {
+    return run();
+  } finally {
+    writeFileSync(file, original);
+  }
+}
+
+function main(): void {
+  const words = process.argv.slice(2);
+  const chosen = words.length ? MUTATIONS.filter((m) => words.some((w) => m.name.includes(w))) : MUTATIONS;
+  if (chosen.length === 0) throw new Error(`no mutation matches ${words.join(', ')}`);
+  let bad = 0;
+  const baselines = [...new Set(chosen.flatMap((m) => m.tests))];
+  console.log(`[named-mutations] baseline: ${baselines.join(' ')}`);
+  const base = jest(baselines);
+  console.log(
+    `[named-mutations] baseline ${base.ok ? 'passes' : 'FAILS'} (${base.seconds} s)${base.failed.length ? `: ${base.failed.join('; ')}` : ''}`,
+  );
+  if (!base.ok) process.exit(1);
+  const rows: string[] = [];
+  for (const m of chosen) {
+    const r = withMutation(m, () => jest(m.tests));
+    const verdict = r.ok ? 'SURVIVED' : 'killed';
+    if (r.ok) bad++;
+    const line = `${verdict.padEnd(8)}  ${m.name}  →  ${m.tests.join(', ')} (${r.seconds} s)${r.failed.length ? `; failing: ${r.failed.join('; ')}` : ''}`;
+    console.log(`[named-mutations] ${line}`);
+    rows.push(line);
+  }
+  console.log(`\n${rows.join('\n')}\n\n${chosen.length - bad} of ${chosen.length} mutations killed`);
+  process.exit(bad ? 1 : 0);
+}
+
+main();
