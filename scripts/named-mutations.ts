@@ -10,7 +10,7 @@
  * Exit code 1 when a mutation survives (its tests pass) or a baseline run fails.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 interface Mutation {
@@ -88,12 +88,22 @@ const MUTATIONS: Mutation[] = [
 
 const root = path.resolve(__dirname, '..');
 
-function jest(tests: string[]): { ok: boolean; seconds: number; failed: string[] } {
+const logDir = path.join(root, 'reports', 'named-mutations');
+
+/** Runs the tests; the whole output goes to `reports/named-mutations/<label>.log`. */
+function jest(tests: string[], label: string): { ok: boolean; seconds: number; failed: string[]; why: string } {
   const started = Date.now();
   const r = spawnSync('npx', ['jest', '--ci', ...tests], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const out = `${r.stdout}\n${r.stderr}`;
+  mkdirSync(logDir, { recursive: true });
+  writeFileSync(path.join(logDir, `${label.replace(/[^a-z0-9]+/gi, '-')}.log`), out);
   const failed = [...out.matchAll(/^\s+● (.+)$/gm)].map((m) => m[1]!.trim()).filter((t, i, all) => all.indexOf(t) === i);
-  return { ok: r.status === 0, seconds: Math.round((Date.now() - started) / 1000), failed };
+  // The first assertion that failed, so a reader sees the mutation was caught for the right reason.
+  const why = (out.match(/^\s+(?:expect\(.*|Expected.*|Received.*|Error: .*|Thrown: .*)$/gm) ?? [])
+    .slice(0, 3)
+    .map((l) => l.trim())
+    .join(' | ');
+  return { ok: r.status === 0, seconds: Math.round((Date.now() - started) / 1000), failed, why };
 }
 
 function withMutation<T>(m: Mutation, run: () => T): T {
@@ -113,11 +123,19 @@ function withMutation<T>(m: Mutation, run: () => T): T {
   ) {
     mutated = `import { initialState } from './state';\n${mutated}`;
   }
+  const restore = () => writeFileSync(file, original);
+  // Stopped with Ctrl-C or a kill: the source is put back before exiting.
+  const onSignal = () => {
+    restore();
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   writeFileSync(file, mutated);
   try {
     return run();
   } finally {
-    writeFileSync(file, original);
+    restore();
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
   }
 }
 
@@ -128,17 +146,17 @@ function main(): void {
   let bad = 0;
   const baselines = [...new Set(chosen.flatMap((m) => m.tests))];
   console.log(`[named-mutations] baseline: ${baselines.join(' ')}`);
-  const base = jest(baselines);
+  const base = jest(baselines, 'baseline');
   console.log(
     `[named-mutations] baseline ${base.ok ? 'passes' : 'FAILS'} (${base.seconds} s)${base.failed.length ? `: ${base.failed.join('; ')}` : ''}`,
   );
   if (!base.ok) process.exit(1);
   const rows: string[] = [];
   for (const m of chosen) {
-    const r = withMutation(m, () => jest(m.tests));
+    const r = withMutation(m, () => jest(m.tests, m.name));
     const verdict = r.ok ? 'SURVIVED' : 'killed';
     if (r.ok) bad++;
-    const line = `${verdict.padEnd(8)}  ${m.name}  →  ${m.tests.join(', ')} (${r.seconds} s)${r.failed.length ? `; failing: ${r.failed.join('; ')}` : ''}`;
+    const line = `${verdict.padEnd(8)}  ${m.name}  →  ${m.tests.join(', ')} (${r.seconds} s)${r.failed.length ? `; failing: ${r.failed.join('; ')}` : ''}${r.why ? `\n          ${r.why}` : ''}`;
     console.log(`[named-mutations] ${line}`);
     rows.push(line);
   }
