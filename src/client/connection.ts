@@ -5,6 +5,9 @@
  * timer — an uncaught exception that kills the process (a CLI command, a test file). Our
  * connections put a guard after the retry interceptor: once the connection is closed, a retry
  * ends with status CANCELLED ("the connection was closed") instead of reaching the channel.
+ * A call *started* after the close is ended by a second guard before the retry interceptor: that
+ * interceptor cannot take a status that comes with no reply on a first attempt (it throws
+ * "savedMessageNext is not a function" from the status callback, again uncaught).
  */
 import * as grpc from '@grpc/grpc-js';
 import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
@@ -45,9 +48,13 @@ export function lazyTemporalConnection(options: ConnectionOptions = {}): Connect
 /** The options with the guard after the retry interceptor, and `seal`, which arms it on close. */
 function guarded(options: ConnectionOptions): { options: ConnectionOptions; seal(connection: Connection): Connection } {
   let closed = false;
-  const guard: grpc.Interceptor = (opts, nextCall) => new grpc.InterceptingCall(closed ? closedCall() : nextCall(opts));
+  // Outermost: a call started after the close never reaches the retry interceptor.
+  const beforeRetries: grpc.Interceptor = (opts, nextCall) => new grpc.InterceptingCall(closed ? closedCall() : nextCall(opts));
+  // Innermost: a retry scheduled before the close and fired after it never reaches the channel.
+  const afterRetries: grpc.Interceptor = (opts, nextCall) => new grpc.InterceptingCall(closed ? closedCall() : nextCall(opts));
+  const retries = options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())];
   return {
-    options: { ...options, interceptors: [...(options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())]), guard] },
+    options: { ...options, interceptors: [beforeRetries, ...retries, afterRetries] },
     seal(connection) {
       const close = connection.close.bind(connection);
       connection.close = () => {

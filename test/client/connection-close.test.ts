@@ -21,7 +21,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function closeDuringRetry(kind: 'guarded' | 'plain'): Promise<{ settled: string; uncaught: string[] }> {
+async function closeDuringRetry(kind: 'guarded' | 'plain' | 'after-close'): Promise<{ settled: string; uncaught: string[] }> {
   const script = path.join(__dirname, '..', 'helpers', 'close-during-retry.ts');
   const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', script, `127.0.0.1:${await closedPort()}`, kind], {
     encoding: 'utf8',
@@ -37,4 +37,10 @@ test('a connection closed while a call waits to be retried ends that call, and n
 
 test("the SDK's own connection, closed the same way, throws from the retry timer (what the guard is for)", async () => {
   expect(await closeDuringRetry('plain')).toEqual({ settled: 'pending', uncaught: ['Channel has been shut down'] });
+});
+
+test('a call made after the close is refused the same way, and nothing is thrown from the retry interceptor', async () => {
+  // Without the guard before the retry interceptor: uncaught "savedMessageNext is not a function"
+  // (a status with no reply on a first attempt), and the call never settles.
+  expect(await closeDuringRetry('after-close')).toEqual({ settled: 'rejected: 1 CANCELLED: the connection was closed', uncaught: [] });
 });
