@@ -163,7 +163,15 @@ function scanList(ctx: Ctx, start: number, close: ')' | '`' | ''): number {
       }
       continue;
     }
-    if (c === '<' && s[i + 1] === '<' && s[i + 2] !== '<') {
+    if (c === '<' && s[i + 1] === '<' && s[i + 2] === '<') {
+      // A here-string (`<<<word`): its word is an ordinary word, and no body follows on later
+      // lines. Read as `<` then `<<word`, the lines after it would be taken for a here-document
+      // body, and the commands on them would never reach the permission rules.
+      add(b, i, '<<<');
+      i += 3;
+      continue;
+    }
+    if (c === '<' && s[i + 1] === '<') {
       const op = readHeredocOperator(s, i);
       endWord(b, i);
       add(b, i, s.slice(i, op.end));
