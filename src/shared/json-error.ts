@@ -21,6 +21,9 @@ class Stop extends Error {
   }
 }
 
+/** Deeper than any settings file needs; well inside the stack of a default Node thread. */
+const MAX_DEPTH = 1_000;
+
 export function jsonProblem(text: string): JsonProblem | undefined {
   let i = 0;
   const ws = () => {
@@ -58,9 +61,11 @@ export function jsonProblem(text: string): JsonProblem | undefined {
       else i++;
     }
   };
-  const value = (): void => {
+  const value = (depth: number): void => {
     ws();
     const ch = text[i];
+    // A bound on nesting keeps this walk off the stack limit (a RangeError is no error report).
+    if ((ch === '{' || ch === '[') && depth >= MAX_DEPTH) fail(`nested more than ${MAX_DEPTH} levels deep`);
     if (ch === '{') {
       i++;
       ws();
@@ -70,7 +75,7 @@ export function jsonProblem(text: string): JsonProblem | undefined {
         if (text[i] !== '"') fail(text[i] === '}' ? "a trailing ',' before '}'" : 'expected a property name in double quotes');
         string();
         expect(':', "':' after a property name");
-        value();
+        value(depth + 1);
         ws();
         if (text[i] === ',') i++;
         else if (text[i] === '}') return void i++;
@@ -84,7 +89,7 @@ export function jsonProblem(text: string): JsonProblem | undefined {
       for (;;) {
         ws();
         if (text[i] === ']') fail("a trailing ',' before ']'");
-        value();
+        value(depth + 1);
         ws();
         if (text[i] === ',') i++;
         else if (text[i] === ']') return void i++;
@@ -97,7 +102,7 @@ export function jsonProblem(text: string): JsonProblem | undefined {
     i += literal![0].length;
   };
   try {
-    value();
+    value(0);
     ws();
     if (i < text.length) fail('more text after the JSON value');
     return undefined;
