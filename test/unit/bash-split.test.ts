@@ -36,6 +36,9 @@ describe('splitBashCommand', () => {
     ['here-document body with a substitution runs', 'cat <<EOF\nhi $(rm x)\nEOF\nls', ['cat <<EOF', 'rm x', 'ls']],
     ['quoted here-document delimiter: the body is text', "cat <<'EOF'\n$(rm x)\nEOF", ["cat <<'EOF'"]],
     ['line continuation', 'echo a \\\n b', ['echo a \\\n b']],
+    ['here-string: the next line is a command, not a body', 'cat <<<x\nrm -rf /tmp/y', ['cat <<<x', 'rm -rf /tmp/y']],
+    ['here-string with a substitution runs it', 'cat <<<"$(rm x)"; ls', ['rm x', 'cat <<<"$(rm x)"', 'ls']],
+    ['here-string then a here-document on the same line', 'cat <<<a <<EOF\nhi\nEOF\nrm y', ['cat <<<a <<EOF', 'rm y']],
   ])('%s', (_name, command, expected) => {
     const split = splitBashCommand(command);
     expect(split.problem).toBeUndefined();
@@ -92,5 +95,40 @@ describe('commandStart', () => {
   ])('%s', (command, documented, all) => {
     expect(start(command, 'documented')).toBe(documented);
     expect(start(command, 'all')).toBe(all);
+  });
+});
+
+describe('here-documents', () => {
+  it.each([
+    ['<<- strips leading tabs before the delimiter', 'cat <<-EOF\n\tx\n\t\tEOF\nls', ['cat <<-EOF', 'ls']],
+    ['without <<-, a tab before the delimiter keeps the body open', 'cat <<EOF\n\tEOF\nls', ['cat <<EOF']],
+    ['<<- strips only leading tabs', 'cat <<-EOF\nEO\tF\nEOF\nls', ['cat <<-EOF', 'ls']],
+    ['spaces after <<', 'cat << EOF\nbody\nEOF\nls', ['cat << EOF', 'ls']],
+    ['a tab after <<', 'cat <<\tEOF\nbody\nEOF\nls', ['cat <<\tEOF', 'ls']],
+    ['; ends the delimiter', 'cat <<EOF; ls\nbody\nEOF\npwd', ['cat <<EOF', 'ls', 'pwd']],
+    ['| ends the delimiter', 'cat <<EOF|wc\nbody\nEOF', ['cat <<EOF', 'wc']],
+    ['a double-quoted delimiter: the body is text', 'cat <<"EOF"\n$(rm x)\nEOF\nls', ['cat <<"EOF"', 'ls']],
+    ['a partly quoted delimiter', 'cat <<E"OF"\n$(rm x)\nEOF\nls', ['cat <<E"OF"', 'ls']],
+    ['a backslash-quoted delimiter', 'cat <<\\EOF\n$(rm x)\nEOF\nls', ['cat <<\\EOF', 'ls']],
+    ['a body without its delimiter runs to the end, scanned', 'cat <<EOF\nhi $(rm x)', ['cat <<EOF', 'rm x']],
+    ['the delimiter as the last line, without a newline', 'cat <<EOF\nx\nEOF', ['cat <<EOF']],
+    ['two here-documents on one line', 'cat <<A <<B\n$(ls)\nA\n$(rm x)\nB\npwd', ['cat <<A <<B', 'ls', 'rm x', 'pwd']],
+    ['a quoted delimiter after an unquoted one', "cat <<A <<'B'\n$(ls)\nA\n$(rm x)\nB", ["cat <<A <<'B'", 'ls']],
+    ['backticks in the body run', 'cat <<EOF\n`rm x`\nEOF', ['cat <<EOF', 'rm x']],
+    ['an escaped $ in the body is text', 'cat <<EOF\n\\$(rm x)\nEOF\nls', ['cat <<EOF', 'ls']],
+    ['a lone $ in the body', 'cat <<EOF\ncost: $ 5 $(rm x)\nEOF', ['cat <<EOF', 'rm x']],
+  ])('%s', (_name, command, expected) => {
+    const split = splitBashCommand(command);
+    expect(split.problem).toBeUndefined();
+    expect(split.parts.map((p) => p.text)).toEqual(expected);
+  });
+
+  it.each([
+    ['an unterminated quote in the delimiter', "cat <<'EOF\nx", 'unterminated quote in here-document delimiter'],
+    ['no delimiter', 'cat <<', 'here-document without a delimiter'],
+    ['no delimiter before ;', 'cat << ; ls', 'here-document without a delimiter'],
+    ['only a backslash', 'cat <<\\', 'here-document without a delimiter'],
+  ])('%s', (_name, command, problem) => {
+    expect(splitBashCommand(command).problem).toBe(problem);
   });
 });

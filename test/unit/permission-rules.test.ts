@@ -8,6 +8,8 @@ import {
   type PermissionDecision,
   type Workspace,
 } from '../../src/shared/permissions';
+import { absolutePath, globRegex, isInside, matchPathPattern, missingBase } from '../../src/shared/permissions/paths';
+import { escapeRegex, matchBashPattern, parseBashPattern, ruleCoversTool } from '../../src/shared/permissions/rules';
 
 const WS: Workspace = { cwd: '/proj', homeDir: '/home/u', additionalDirectories: ['/extra'] };
 const MODES: PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'];
@@ -34,6 +36,14 @@ function run(tool: string, input: unknown, row: Row = {}): PermissionDecision {
   });
 }
 const bash = (command: string, row: Row = {}) => run('Bash', { command }, row);
+
+describe('here-strings', () => {
+  it('a command on the line after a here-string still meets the deny rules', () => {
+    expect(bash('cat <<<x\nrm -rf /tmp/y', { allow: ['Bash(cat *)'], deny: ['Bash(rm:*)'] }).behavior).toBe('deny');
+    expect(bash('cat <<<x\nls', { allow: ['Bash(cat *)'] }).behavior).toBe('ask');
+    expect(bash('cat <<<x', { allow: ['Bash(cat *)'] }).behavior).toBe('allow');
+  });
+});
 
 describe('Bash rules', () => {
   it.each<[string, string, string, 'allow' | 'ask']>([
@@ -334,5 +344,242 @@ describe('parseRule', () => {
     );
     expect(() => parseSessionConfig({ prompt: 'p', cwd: '/w', askTools: ['Bash(git push'] })).toThrow(/askTools\.0/);
     expect(parseSessionConfig({ prompt: 'p', cwd: '/w', allowedTools: ['Bash(npm test:*)'] }).askTools).toEqual([]);
+  });
+});
+
+describe('decide: rule strings, with and without the call input', () => {
+  const base = { readOnly: false, mode: 'default' as PermissionMode, allowedTools: [] as string[], disallowedTools: [] as string[] };
+
+  it('with the input, the decision is the evaluator’s, its message naming the command', () => {
+    expect(decide({ ...base, toolName: 'Bash', toolInput: { command: 'make' } })).toEqual({
+      behavior: 'ask',
+      reason: 'noRule',
+      matched: [],
+      suggestions: ['Bash(make)'],
+      message:
+        'Permission to use Bash has not been granted for `make`. Allow it with allowedTools: ["Bash(make)"] or permissionMode bypassPermissions.',
+    });
+  });
+
+  it('without the input, a decision made by a rule keeps its own message', () => {
+    expect(decide({ ...base, toolName: 'Bash', askTools: ['Bash'] })).toEqual({
+      behavior: 'ask',
+      reason: 'rule',
+      matched: [{ rule: 'Bash', list: 'ask', source: 'askTools' }],
+      suggestions: [],
+      message: 'Bash needs approval: it matches the ask rule Bash (askTools).',
+    });
+  });
+
+  it.each(['Write', 'Edit', 'MultiEdit', 'NotebookEdit'])('without the input, acceptEdits allows %s by mode', (toolName) => {
+    expect(decide({ ...base, toolName, mode: 'acceptEdits' })).toEqual({ behavior: 'allow', reason: 'mode', matched: [] });
+    expect(decide({ ...base, toolName }).behavior).toBe('ask');
+  });
+
+  it('the workspace is passed on: acceptEdits allows an edit inside cwd, and asks outside it', () => {
+    const edit = (file_path: string) =>
+      decide({ ...base, toolName: 'Edit', mode: 'acceptEdits', toolInput: { file_path }, workspace: { cwd: '/proj' } });
+    expect(edit('/proj/a.ts')).toEqual({ behavior: 'allow', reason: 'mode', matched: [] });
+    expect(edit('/elsewhere/a.ts').behavior).toBe('ask');
+  });
+});
+
+describe('path patterns (paths.ts)', () => {
+  const cwd = { cwd: '/proj' };
+  it.each<[string, string, object, 'yes' | 'no' | 'unknown']>([
+    ['~', '/home/u/a', { homeDir: '/home/u' }, 'yes'],
+    ['~', '/home/v/a', { homeDir: '/home/u' }, 'no'],
+    ['~', '/home/u/a', cwd, 'unknown'],
+    ['/src/a', '/proj/src/a', cwd, 'yes'],
+    ['/src/a', '/root/src/a', { cwd: '/proj', projectRoot: '/root' }, 'yes'],
+    ['/src/a', '/proj/src/a', {}, 'unknown'],
+    ['a', '/proj/a', {}, 'unknown'],
+    ['//etc', '/etc/x', {}, 'yes'],
+    ['logs/', '/proj/a/logs/f.txt', cwd, 'yes'],
+    ['logs//', '/proj/a/logs/f.txt', cwd, 'yes'],
+    ['./', '/proj/a', cwd, 'yes'],
+    ['./', '/other/a', cwd, 'no'],
+    ['.', '/proj/a', cwd, 'yes'],
+    ['..', '/proj/x', { cwd: '/proj/sub' }, 'yes'],
+    ['..', '/other/x', { cwd: '/proj/sub' }, 'no'],
+    ['*', '/proj', cwd, 'no'],
+    ['*', '/proj/a', cwd, 'yes'],
+    ['a', '/a/x', { cwd: '/' }, 'yes'],
+    ['*.pem', '/a/k.pem', { cwd: '/' }, 'yes'],
+    ['*.pem', '/projx/k.pem', cwd, 'no'],
+    ['./.env', '/proj/sub/.env', cwd, 'yes'],
+    ['a/b', '/proj/x/ab', cwd, 'no'],
+    ['proj', '/proj/x', cwd, 'no'],
+    ['j', '/proj/x', cwd, 'no'],
+    ['//', '/etc/x', {}, 'yes'],
+  ])('%s vs %s with %j → %s', (pattern, path, bases, expected) => {
+    expect(matchPathPattern(pattern, path, bases)).toBe(expected);
+  });
+
+  it('missingBase says which base directory a pattern needs', () => {
+    expect(missingBase('~/x', { cwd: '/p' })).toBe('the home directory');
+    expect(missingBase('/x', {})).toBe('the project root');
+    expect(missingBase('x', { homeDir: '/h' })).toBe('the working directory');
+    expect(missingBase('//x', {})).toBeUndefined();
+    expect(missingBase('x', { cwd: '/p' })).toBeUndefined();
+  });
+
+  it('isInside and absolutePath', () => {
+    expect(isInside('/x', '/')).toBe(true);
+    expect(isInside('/proj', '/proj')).toBe(true);
+    expect(isInside('/proj/a', '/proj')).toBe(true);
+    expect(isInside('/projx', '/proj')).toBe(false);
+    expect(absolutePath('a/../b', '/p')).toBe('/p/b');
+    expect(absolutePath('/x/../y', undefined)).toBe('/y');
+    expect(absolutePath('a', undefined)).toBeUndefined();
+  });
+
+  it.each<[string, string[], string[]]>([
+    ['a/**/b', ['a/b', 'a/x/y/b'], ['a/xb', 'ab']],
+    ['a/**', ['a', 'a/x/y'], ['ab']],
+    ['a/**x', ['a/yx', 'a/y/zx'], ['ax']],
+    ['a**b', ['ab', 'a/x/b'], ['a/x/c']],
+    ['a*', ['a', 'abc'], ['a/b']],
+    ['a?c', ['abc'], ['ac', 'a/c', 'abbc']],
+    ['[ab]x', ['ax', 'bx'], ['cx', 'sx', '[ab]x']],
+    ['[!a]x', ['bx', '!x'], ['ax']],
+    ['[^a]x', ['bx', '^x'], ['ax']],
+    ['[a!]x', ['ax', '!x'], ['bx']],
+    ['[a^]x', ['ax', '^x'], ['bx']],
+    ['ab]', ['ab]'], ['b']],
+    ['[]a]', [']', 'a'], ['b']],
+    ['[a\\]', ['a', '\\'], ['b']],
+    ['[ab', ['[ab'], ['a']],
+    ['a\\*', ['a*'], ['ab', 'a\\b']],
+    ['a\\', ['a\\'], ['a']],
+    ['a.b', ['a.b'], ['axb']],
+    ['+(x)|{y}$^', ['+(x)|{y}$^'], ['x', 'y']],
+  ])('glob %s', (glob, yes, no) => {
+    const re = globRegex(glob);
+    for (const s of yes) expect([s, re.test(s)]).toEqual([s, true]);
+    for (const s of no) expect([s, re.test(s)]).toEqual([s, false]);
+    expect(globRegex(glob)).toBe(re);
+  });
+});
+
+describe('rules.ts: parsing and matching in detail', () => {
+  it.each<[string, object]>([
+    [' Bash ', { text: ' Bash ', kind: 'tool', tool: 'Bash' }],
+    ['my-tool_2', { kind: 'tool', tool: 'my-tool_2' }],
+    ['_x', { kind: 'tool', tool: '_x' }],
+    ['Agent', { kind: 'tool', tool: 'Task' }],
+    ['Bash( * )', { kind: 'tool', tool: 'Bash' }],
+    ['Task( Explore )', { kind: 'agent', tool: 'Task', agent: 'Explore' }],
+    ['Agent(Plan)', { kind: 'agent', tool: 'Task', agent: 'Plan' }],
+    ['WebFetch( domain:ab.COM )', { kind: 'domain', tool: 'WebFetch', domain: 'ab.com' }],
+    ['Write(~)', { kind: 'path', tool: 'Write', pattern: '~' }],
+    ['Edit(~/x)', { kind: 'path', tool: 'Edit', pattern: '~/x' }],
+    ['mcp__a-b_c', { kind: 'mcpServer', server: 'a-b_c' }],
+    ['mcp__a__b__*', { kind: 'mcpServer', server: 'a__b' }],
+  ])('%j parses to %j', (text, expected) => {
+    expect(parseRule(text, 'src')).toMatchObject({ text, source: 'src', ...expected });
+  });
+
+  it.each<[string, string]>([
+    ['   ', 'the rule is empty'],
+    ['Bash(  )', 'the specifier is empty; write Bash to match every call'],
+    ['2tool', "'2tool' is not a tool name (expected Tool or Tool(specifier))"],
+    ['2tool(x)', "'2tool' is not a tool name"],
+    ['mcp__srv__to*', 'a wildcard in a tool name is supported only as mcp__server__*'],
+    ['WebFetch(xdomain:a.com)', 'WebFetch rules take the form WebFetch(domain:example.com)'],
+    [
+      'Skill(commit)',
+      'specifiers are supported only for Bash, Read, Edit, Write, Task (or Agent) and WebFetch; write the bare name Skill to match every call',
+    ],
+    ['Read(~bob/x)', '~user paths are not supported; write ~/path, //absolute/path, /project/path or relative/path'],
+    ['Read(a\0b)', 'the path contains a NUL byte'],
+  ])('refuses %j: %s', (text, reason) => {
+    let error: PermissionRuleError | undefined;
+    try {
+      parseRule(text);
+    } catch (e) {
+      error = e as PermissionRuleError;
+    }
+    expect(error?.reason).toBe(reason);
+    expect(error?.name).toBe('PermissionRuleError');
+    expect(error?.message).toBe(`invalid permission rule '${text}': ${reason}`);
+  });
+
+  it('parseRules names the list of each rule and prefixes the field in its error', () => {
+    const rules = parseRules({ allow: ['Read'], ask: ['Bash(git push:*)'] });
+    expect(rules.allow[0]!.source).toBe('allowedTools');
+    expect(rules.ask[0]!.source).toBe('askTools');
+    expect(rules.deny).toEqual([]);
+    let error: PermissionRuleError | undefined;
+    try {
+      parseRules({ ask: ['Bash('] }, { allow: 'a', deny: 'd', ask: 'permissions.ask' });
+    } catch (e) {
+      error = e as PermissionRuleError;
+    }
+    expect(error?.message).toBe(
+      "permissions.ask[0]: invalid permission rule 'Bash(': a specifier must end with ')' (expected Tool(specifier))",
+    );
+    expect(error?.rule).toBe('Bash(');
+  });
+
+  it.each<[string, object]>([
+    ['*', { type: 'any' }],
+    [' * ', { type: 'any' }],
+    ['npm test :*', { type: 'prefix', prefix: 'npm test' }],
+    ['a\nb:*', { type: 'prefix', prefix: 'a\nb' }],
+    ['ls  *', { type: 'prefix', prefix: 'ls' }],
+    ['echo \\* *', { type: 'prefix', prefix: 'echo *' }],
+    ['echo \\ *', { type: 'wildcard', pattern: 'echo \\ *' }],
+    ['a * b *', { type: 'wildcard', pattern: 'a * b *' }],
+    ['echo \\\\*', { type: 'wildcard', pattern: 'echo \\\\*' }],
+    ['echo \\\\', { type: 'exact', command: 'echo \\' }],
+    ['echo \\*', { type: 'exact', command: 'echo *' }],
+  ])('parseBashPattern(%j) → %j', (raw, expected) => {
+    expect(parseBashPattern(raw)).toEqual(expected);
+  });
+
+  it('parseBashPattern names the rule it refuses', () => {
+    expect(() => parseBashPattern(' :*')).toThrow(
+      "invalid permission rule 'Bash( :*)': ':*' needs a command prefix before it, e.g. Bash(npm test:*)",
+    );
+  });
+
+  it.each<[string, string, boolean]>([
+    ['ls *', 'ls\t-la', true],
+    ['ls *', '  ls  ', true],
+    ['npm test', ' npm test ', true],
+    ['echo \\\\*', 'echo \\abc', true],
+    ['echo \\\\*', 'echo abc', false],
+    ['a.b*', 'a.bc', true],
+    ['a.b*', 'axbc', false],
+    ['(x)+ *', '(x)+ y', true],
+    ['* end', 'a\nb end', true],
+  ])('matchBashPattern(%j, %j) → %s', (spec, command, expected) => {
+    expect(matchBashPattern(parseBashPattern(spec), command)).toBe(expected);
+    expect(matchBashPattern(parseBashPattern(spec), command)).toBe(expected); // the compiled pattern is reused
+  });
+
+  it('escapeRegex escapes every regex metacharacter', () => {
+    const special = '.*+?^${}()|[]\\/';
+    expect(escapeRegex(special)).toBe('\\.\\*\\+\\?\\^\\$\\{\\}\\(\\)\\|\\[\\]\\\\\\/');
+    expect(new RegExp(`^${escapeRegex(special)}$`).test(special)).toBe(true);
+  });
+
+  it.each<[string, string, boolean]>([
+    ['mcp__srv', 'mcp__srv__x', true],
+    ['mcp__srv', 'mcp__srvx__y', false],
+    ['mcp__srv', 'mcp__srv', false],
+    ['Edit', 'MultiEdit', true],
+    ['Edit', 'NotebookEdit', true],
+    ['Edit', 'Read', false],
+    ['Read', 'Glob', true],
+    ['Read', 'Grep', true],
+    ['Read', 'Edit', false],
+    ['Task', 'Agent', true],
+    ['Write', 'Edit', false],
+    ['constructor', 'constructor', true],
+    ['toString', 'Edit', false],
+  ])('rule %s covers %s: %s', (rule, tool, expected) => {
+    expect(ruleCoversTool(parseRule(rule), tool)).toBe(expected);
   });
 });
