@@ -3,7 +3,7 @@
  * progress, read its results. The workflows and the reasoning behind their shape are in
  * src/workflows/batch.ts.
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import {
   BATCH_JOB_WORKFLOW_TYPE,
   BATCH_WORKFLOW_TYPE,
@@ -193,6 +193,23 @@ export async function batchResults(client: DurableAgentClient, batchId: string, 
   return out.sort((a, b) => a.index - b.index);
 }
 
+/** How long a finished job may take to close before it is reported as still running (no workers, say). */
+const DONE_JOB_CLOSE_WAIT_MS = 30_000;
+
+async function resultWithin(handle: WorkflowHandle, ms: number): Promise<JobOutcome | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      handle.result() as Promise<JobOutcome>,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function outcomeOf(
   client: DurableAgentClient,
   batchId: string,
@@ -212,6 +229,10 @@ async function outcomeOf(
   if (status === 'COMPLETED') return (await handle.result()) as JobOutcome;
   if (status === 'RUNNING') {
     const s = await handle.query(jobStateQuery).catch(() => undefined);
+    // Done but not closed yet: the job has its outcome and is telling the coordinator, which may
+    // already have counted it (and ended the batch). Its result follows within a workflow task;
+    // reporting it as waiting, with no cost, would contradict the batch's own totals.
+    if (s?.state === 'done') return (await resultWithin(handle, DONE_JOB_CLOSE_WAIT_MS)) ?? { ...base, status: 'running' };
     return { ...base, status: s?.state === 'running' ? 'running' : 'waiting' };
   }
   return { ...base, status: status === 'CANCELLED' ? 'cancelled' : 'failed', error: `the job workflow was ${status.toLowerCase()}` };
