@@ -20,6 +20,8 @@ interface Mutation {
   from: string;
   to: string;
   tests: string[];
+  /** A line put at the top of the mutated file (an import the mutation needs). */
+  prepend?: string;
 }
 
 const CARRY_TEST = 'test/session/continue-as-new-state.test.ts';
@@ -32,6 +34,7 @@ function resetOnContinueAsNew(field: string): Mutation {
     from: 'const carried: CarriedState = { state, recentEvents',
     to: `const fresh = initialState(state.config, state.sessionId, state.startedAtMs);\n  const carried: CarriedState = { state: { ...state, ${field}: fresh.${field} }, recentEvents`,
     tests: [CARRY_TEST],
+    prepend: "import { initialState } from './state';",
   };
 }
 
@@ -111,20 +114,11 @@ function withMutation<T>(m: Mutation, run: () => T): T {
   const original = readFileSync(file, 'utf8');
   const count = original.split(m.from).length - 1;
   if (count !== 1) throw new Error(`${m.name}: expected "${m.from}" once in ${m.file}, found ${count} times; update this script`);
-  let mutated = original.replace(m.from, m.to);
-  if (
-    m.to.includes('initialState(') &&
-    !/\binitialState\b/.test(
-      original
-        .split('\n')
-        .filter((l) => l.startsWith('import'))
-        .join('\n'),
-    )
-  ) {
-    mutated = `import { initialState } from './state';\n${mutated}`;
-  }
+  const replaced = original.replace(m.from, m.to);
+  const mutated = m.prepend ? `${m.prepend}\n${replaced}` : replaced;
   const restore = () => writeFileSync(file, original);
-  // Stopped with Ctrl-C or a kill: the source is put back before exiting.
+  // Stopped with Ctrl-C or a kill: the source is put back before exiting (once the running jest
+  // returns: spawnSync holds the event loop until then).
   const onSignal = () => {
     restore();
     process.exit(130);

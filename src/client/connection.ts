@@ -45,16 +45,15 @@ export function lazyTemporalConnection(options: ConnectionOptions = {}): Connect
   return g.seal(Connection.lazy(g.options));
 }
 
-/** The options with the guard after the retry interceptor, and `seal`, which arms it on close. */
+/** The options with the guard on both sides of the retry interceptor, and `seal`, which arms it on close. */
 function guarded(options: ConnectionOptions): { options: ConnectionOptions; seal(connection: Connection): Connection } {
   let closed = false;
-  // Outermost: a call started after the close never reaches the retry interceptor.
-  const beforeRetries: grpc.Interceptor = (opts, nextCall) => new grpc.InterceptingCall(closed ? closedCall() : nextCall(opts));
-  // Innermost: a retry scheduled before the close and fired after it never reaches the channel.
-  const afterRetries: grpc.Interceptor = (opts, nextCall) => new grpc.InterceptingCall(closed ? closedCall() : nextCall(opts));
+  const guard: grpc.Interceptor = (opts, nextCall) => new grpc.InterceptingCall(closed ? closedCall() : nextCall(opts));
   const retries = options.interceptors ?? [makeGrpcRetryInterceptor(defaultGrpcRetryOptions())];
   return {
-    options: { ...options, interceptors: [beforeRetries, ...retries, afterRetries] },
+    // Outside the retries: a call started after the close never reaches them. Inside: a retry
+    // scheduled before the close and fired after it never reaches the channel.
+    options: { ...options, interceptors: [guard, ...retries, guard] },
     seal(connection) {
       const close = connection.close.bind(connection);
       connection.close = () => {

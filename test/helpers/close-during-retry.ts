@@ -20,12 +20,10 @@ async function main(): Promise<void> {
   // Lazy: no call at connect time, so nothing fails before the one below.
   const connection = kind === 'plain' ? Connection.lazy({ address }) : lazyTemporalConnection({ address });
   if (kind === 'after-close') await connection.close();
-  const settle = () =>
-    connection.workflowService.getSystemInfo({}).then(
-      () => 'answered',
-      (e: Error) => `rejected: ${e.message}`,
-    );
-  const call = settle();
+  const call = connection.workflowService.getSystemInfo({}).then(
+    () => 'answered',
+    (e: Error) => `rejected: ${e.message}`,
+  );
   if (kind !== 'after-close') {
     // The first attempt is refused at once; the retry waits ≥ 100 ms.
     await new Promise((r) => setTimeout(r, 50));
