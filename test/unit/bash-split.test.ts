@@ -88,6 +88,8 @@ describe('commandStart', () => {
     ['FOO=1 npm test', 'FOO=1 npm test', 'npm test'],
     ['sudo -u root rm x', 'sudo -u root rm x', 'rm x'],
     ['env -i PATH=/x rm x', 'env -i PATH=/x rm x', 'rm x'],
+    ['env - rm x', 'env - rm x', 'rm x'],
+    ["/usr/bin/env 'A=1 2' rm x", '/usr/bin/env A=1 2 rm x', 'rm x'],
     ['xargs -n 1 rm', 'xargs -n 1 rm', 'rm'],
     ['>out 2>&1 rm x', '>out 2>&1 rm x', 'rm x'],
     ['> out rm x', '> out rm x', 'rm x'],

@@ -116,6 +116,8 @@ describe('Bash rules', () => {
     ['sudo', 'sudo rm x'],
     ['VAR=', 'FOO=1 rm x'],
     ['env', 'env FOO=1 rm x'],
+    ['env - (an empty environment)', 'env - rm x'],
+    ['env by its path, with a quoted assignment', "/usr/bin/env 'FOO=a b' rm x"],
     ['xargs', 'find . | xargs rm'],
     ['redirection first', '>log rm x'],
     ['bash -c', 'bash -c "rm x"'],

@@ -89,8 +89,10 @@ export function commandStart(words: readonly BashWord[], which: 'documented' | '
         k++;
         break;
       }
-      if (w.value === 'env' && ASSIGNMENT.test(opt)) k++;
-      else if (opt.startsWith('-') && opt.length > 1) k += opt.length === 2 && spec.valueOpts.includes(opt[1]!) ? 2 : 1;
+      const env = basename(w.value) === 'env';
+      if (env && ASSIGNMENT.test(opt)) k++;
+      // `env -` is `env -i`: the command follows it.
+      else if (opt.startsWith('-') && (opt.length > 1 || env)) k += opt.length === 2 && spec.valueOpts.includes(opt[1]!) ? 2 : 1;
       else break;
     }
     k += spec.positional ?? 0;
