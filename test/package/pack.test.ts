@@ -48,6 +48,10 @@ let model: ScriptedModel;
 let worker: ChildProcess | undefined;
 let workerLog = '';
 
+// Building, packing and installing is CPU-bound: 1–2 min on a quiet machine, over 4 min with two
+// whole suites beside it. The hook's own limit is a backstop for a hang, not a measure of speed.
+const INSTALL_BACKSTOP_MS = 15 * 60_000;
+
 beforeAll(async () => {
   await ok('npm', ['run', 'build'], { cwd: ROOT });
   const packDir = mkdtempSync(path.join(tmpdir(), 'da-pack-'));
@@ -60,7 +64,7 @@ beforeAll(async () => {
   writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'scratch', version: '1.0.0', private: true }));
   await ok('npm', ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline'], { cwd: scratch });
   model = await startScriptedModel({ scenarios: [] });
-});
+}, INSTALL_BACKSTOP_MS);
 
 afterAll(async () => {
   // The worker runs in its own process group (ours): stop it gracefully, the way an operator would.
