@@ -21,26 +21,38 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function closeDuringRetry(kind: 'guarded' | 'plain' | 'after-close'): Promise<{ settled: string; uncaught: string[] }> {
+async function closeDuringRetry(
+  kind: 'guarded' | 'plain' | 'after-close',
+): Promise<{ settled: string; uncaught: string[]; attempts: number }> {
   const script = path.join(__dirname, '..', 'helpers', 'close-during-retry.ts');
   const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', script, `127.0.0.1:${await closedPort()}`, kind], {
     encoding: 'utf8',
     timeout: 30_000,
   });
   if (r.status !== 0) throw new Error(`close-during-retry ${kind} exited ${r.status}: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { settled: string; uncaught: string[] };
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { settled: string; uncaught: string[]; attempts: number };
 }
 
 test('a connection closed while a call waits to be retried ends that call, and nothing is thrown from a timer', async () => {
-  expect(await closeDuringRetry('guarded')).toEqual({ settled: 'rejected: 1 CANCELLED: the connection was closed', uncaught: [] });
+  // The second attempt is the retry, made after the close: the guard ends it.
+  expect(await closeDuringRetry('guarded')).toEqual({
+    settled: 'rejected: 1 CANCELLED: the connection was closed',
+    uncaught: [],
+    attempts: 2,
+  });
 });
 
 test("the SDK's own connection, closed the same way, throws from the retry timer (what the guard is for)", async () => {
-  expect(await closeDuringRetry('plain')).toEqual({ settled: 'pending', uncaught: ['Channel has been shut down'] });
+  expect(await closeDuringRetry('plain')).toEqual({ settled: 'pending', uncaught: ['Channel has been shut down'], attempts: 2 });
 });
 
 test('a call made after the close is refused the same way, and nothing is thrown from the retry interceptor', async () => {
   // Without the guard before the retry interceptor: uncaught "savedMessageNext is not a function"
   // (a status with no reply on a first attempt), and the call never settles.
-  expect(await closeDuringRetry('after-close')).toEqual({ settled: 'rejected: 1 CANCELLED: the connection was closed', uncaught: [] });
+  // No attempt reaches the retry interceptor's inside at all.
+  expect(await closeDuringRetry('after-close')).toEqual({
+    settled: 'rejected: 1 CANCELLED: the connection was closed',
+    uncaught: [],
+    attempts: 0,
+  });
 });

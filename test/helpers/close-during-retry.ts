@@ -4,11 +4,24 @@
  * guard (`guarded`) or the SDK's plain one (`plain`). Its first call fails with UNAVAILABLE and
  * waits for its retry; the connection is closed during that wait. `after-close`: ours, closed
  * before the call is made.
- * Prints one JSON line: how the call settled and what escaped as uncaught exceptions.
+ *
+ * Nothing here waits on time: an observer inside the retry interceptor reports each attempt, so
+ * the close comes right after the first attempt's status has reached the retry interceptor (its
+ * retry timer is then set), and the process reports once the outcome is in — the call settled
+ * (ours) or the retry timer threw (the SDK's). Timeouts are only backstops for a hang.
+ * Prints one JSON line: how the call settled, what escaped as uncaught exceptions, and how many
+ * attempts reached the observer.
  * Run with `node --require tsx/cjs`.
  */
-import { Connection } from '@temporalio/client';
+import * as grpc from '@grpc/grpc-js';
+import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { lazyTemporalConnection } from '../../src/client/connection';
+
+const BACKSTOP_MS = 20_000;
+
+function within<T>(p: Promise<T>, otherwise: T): Promise<T> {
+  return Promise.race([p, new Promise<T>((r) => setTimeout(() => r(otherwise), BACKSTOP_MS).unref())]);
+}
 
 async function main(): Promise<void> {
   const [address, kind] = process.argv.slice(2);
@@ -16,23 +29,56 @@ async function main(): Promise<void> {
     throw new Error('usage: close-during-retry ADDRESS guarded|plain|after-close');
   }
   const uncaught: string[] = [];
-  process.on('uncaughtException', (e) => uncaught.push(e.message));
+  let threw: () => void = () => undefined;
+  const uncaughtSeen = new Promise<void>((r) => (threw = r));
+  process.on('uncaughtException', (e) => {
+    uncaught.push(e.message);
+    threw();
+  });
+
+  // Sits just inside the retry interceptor: sees every attempt it makes, and each attempt's status
+  // after the retry interceptor has taken it (and set its retry timer).
+  let attempts = 0;
+  let firstStatus: () => void = () => undefined;
+  const firstAttemptFailed = new Promise<void>((r) => (firstStatus = r));
+  const observer: grpc.Interceptor = (opts, nextCall) => {
+    attempts++;
+    const requester = new grpc.RequesterBuilder()
+      .withStart((metadata, listener, next) =>
+        next(
+          metadata,
+          new grpc.ListenerBuilder()
+            .withOnReceiveStatus((status, nextStatus) => {
+              nextStatus(status);
+              firstStatus();
+            })
+            .build(),
+        ),
+      )
+      .build();
+    return new grpc.InterceptingCall(nextCall(opts), requester);
+  };
+  const interceptors = [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), observer];
   // Lazy: no call at connect time, so nothing fails before the one below.
-  const connection = kind === 'plain' ? Connection.lazy({ address }) : lazyTemporalConnection({ address });
+  const connection = kind === 'plain' ? Connection.lazy({ address, interceptors }) : lazyTemporalConnection({ address, interceptors });
   if (kind === 'after-close') await connection.close();
+
+  let settled = 'pending';
   const call = connection.workflowService.getSystemInfo({}).then(
-    () => 'answered',
-    (e: Error) => `rejected: ${e.message}`,
+    () => (settled = 'answered'),
+    (e: Error) => (settled = `rejected: ${e.message}`),
   );
   if (kind !== 'after-close') {
-    // The first attempt is refused at once; the retry waits ≥ 100 ms.
-    await new Promise((r) => setTimeout(r, 50));
+    // The first attempt was refused and its retry is scheduled: close now, before the retry runs.
+    await within(firstAttemptFailed, undefined);
     await connection.close();
   }
-  const settled = await Promise.race([call, new Promise<string>((r) => setTimeout(() => r('pending'), 3_000))]);
-  // Long enough for the retry timers of the first attempts to fire.
-  await new Promise((r) => setTimeout(r, 1_000));
-  console.log(JSON.stringify({ settled, uncaught }));
+  // Ours: the call settles (a retry after the close is refused by the guard). The SDK's: the
+  // retry's timer throws, and the call never settles.
+  await within<unknown>(kind === 'plain' ? uncaughtSeen : call, undefined);
+  // Anything a timer of this turn threw has been reported by now.
+  await new Promise((r) => setImmediate(r));
+  console.log(JSON.stringify({ settled, uncaught, attempts }));
   process.exit(0);
 }
 
