@@ -44,20 +44,122 @@ export function innerScript(words: BashWord[], cmd: number): string | undefined 
   return undefined;
 }
 
-/** Options that take a value, per wrapper (so the value is not mistaken for the command). */
-const WRAPPERS = new Map<string, { valueOpts: string; positional?: number; documented: boolean }>([
-  ['timeout', { valueOpts: 'sk', positional: 1, documented: true }],
-  ['time', { valueOpts: 'fo', documented: true }],
-  ['nice', { valueOpts: 'n', documented: true }],
-  ['nohup', { valueOpts: '', documented: true }],
-  ['stdbuf', { valueOpts: 'ioe', documented: true }],
-  ['env', { valueOpts: 'uCS', documented: false }],
-  ['sudo', { valueOpts: 'ugCDhprtU', documented: false }],
+/**
+ * Per wrapper: its short options that take a value (so the value is not mistaken for the
+ * command), its long options (`value`: the next word is the value unless written `--opt=value`;
+ * `flags`: no value, or one only after `=`), and how many positional words precede the command.
+ * A long option that is neither, or an abbreviation that fits several (getopt accepts a unique
+ * prefix), makes the command unanalysable rather than guessed at: a wrong guess either way can
+ * put the real command where a rule does not look.
+ */
+interface Wrapper {
+  valueOpts: string;
+  long?: { value: string[]; flags: string[] };
+  positional?: number;
+  documented: boolean;
+}
+const HELP = ['help', 'version'];
+const WRAPPERS = new Map<string, Wrapper>([
+  [
+    'timeout',
+    {
+      valueOpts: 'sk',
+      long: { value: ['signal', 'kill-after'], flags: ['foreground', 'preserve-status', 'verbose', ...HELP] },
+      positional: 1,
+      documented: true,
+    },
+  ],
+  [
+    'time',
+    {
+      valueOpts: 'fo',
+      long: { value: ['format', 'output'], flags: ['append', 'verbose', 'portability', 'quiet', ...HELP] },
+      documented: true,
+    },
+  ],
+  ['nice', { valueOpts: 'n', long: { value: ['adjustment'], flags: HELP }, documented: true }],
+  ['nohup', { valueOpts: '', long: { value: [], flags: HELP }, documented: true }],
+  ['stdbuf', { valueOpts: 'ioe', long: { value: ['input', 'output', 'error'], flags: HELP }, documented: true }],
+  [
+    'env',
+    {
+      valueOpts: 'uCSa',
+      long: {
+        value: ['unset', 'chdir', 'split-string', 'argv0'],
+        flags: ['ignore-environment', 'null', 'debug', 'block-signal', 'default-signal', 'ignore-signal', 'list-signal-handling', ...HELP],
+      },
+      documented: false,
+    },
+  ],
+  [
+    'sudo',
+    {
+      valueOpts: 'ugCDhprtUTRac',
+      long: {
+        value: [
+          'user',
+          'group',
+          'close-from',
+          'chdir',
+          'host',
+          'prompt',
+          'role',
+          'type',
+          'other-user',
+          'command-timeout',
+          'chroot',
+          'auth-type',
+          'login-class',
+        ],
+        flags: [
+          'askpass',
+          'background',
+          'bell',
+          'edit',
+          'login',
+          'list',
+          'non-interactive',
+          'preserve-groups',
+          'preserve-env',
+          'remove-timestamp',
+          'reset-timestamp',
+          'shell',
+          'stdin',
+          'validate',
+          'set-home',
+          ...HELP,
+        ],
+      },
+      documented: false,
+    },
+  ],
   ['doas', { valueOpts: 'uC', documented: false }],
   ['command', { valueOpts: '', documented: false }],
   ['builtin', { valueOpts: '', documented: false }],
   ['exec', { valueOpts: 'a', documented: false }],
-  ['xargs', { valueOpts: 'adEeIiLlnPs', documented: false }],
+  [
+    'xargs',
+    {
+      valueOpts: 'adEeIiLlnPs',
+      long: {
+        value: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+        flags: [
+          'null',
+          'interactive',
+          'no-run-if-empty',
+          'open-tty',
+          'exit',
+          'verbose',
+          'show-limits',
+          'eof',
+          'replace',
+          'max-lines',
+          ...HELP,
+        ],
+      },
+      documented: false,
+    },
+  ],
 ]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /** A redirection word: `>f`, `2>>f`, `<f`, `&>f`, or an operator whose target is the next word. */
@@ -91,10 +193,36 @@ export function commandStart(words: readonly BashWord[], which: 'documented' | '
       }
       const env = basename(w.value) === 'env';
       if (env && ASSIGNMENT.test(opt)) k++;
+      else if (opt.startsWith('--')) k += longOptionWords(basename(w.value), spec, opt);
       // `env -` is `env -i`: the command follows it.
-      else if (opt.startsWith('-') && (opt.length > 1 || env)) k += opt.length === 2 && spec.valueOpts.includes(opt[1]!) ? 2 : 1;
+      else if (opt.startsWith('-') && (opt.length > 1 || env)) k += shortOptionWords(basename(w.value), spec, opt);
       else break;
     }
     k += spec.positional ?? 0;
   }
 }
+
+/** Words a cluster of short options takes: `-iu root` is `-i -u root`, `-uroot` carries its value. */
+function shortOptionWords(wrapper: string, spec: Wrapper, opt: string): number {
+  for (let i = 1; i < opt.length; i++) {
+    if (wrapper === 'env' && opt[i] === 'S') throw new Unanalysable(SPLIT_STRING);
+    if (spec.valueOpts.includes(opt[i]!)) return i === opt.length - 1 ? 2 : 1;
+  }
+  return 1;
+}
+
+/** Words a long option takes (1 or 2); throws Unanalysable for one the wrapper does not have. */
+function longOptionWords(wrapper: string, spec: Wrapper, opt: string): number {
+  const eq = opt.indexOf('=');
+  const name = opt.slice(2, eq < 0 ? undefined : eq);
+  const known = [...(spec.long?.value ?? []), ...(spec.long?.flags ?? [])];
+  const fits = known.includes(name) ? [name] : known.filter((o) => o.startsWith(name));
+  if (name === '' || fits.length !== 1) {
+    throw new Unanalysable(`'${wrapper} ${opt}' is ${fits.length > 1 ? 'an ambiguous' : 'an unknown'} option`);
+  }
+  if (wrapper === 'env' && fits[0] === 'split-string') throw new Unanalysable(SPLIT_STRING);
+  return eq < 0 && spec.long!.value.includes(fits[0]!) ? 2 : 1;
+}
+
+/** `env -S 'cmd args'` runs a command line held in one word; it is not split here. */
+const SPLIT_STRING = "'env -S' (a command line in one argument) is not analysed";
