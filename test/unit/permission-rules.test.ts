@@ -9,7 +9,7 @@ import {
   type Workspace,
 } from '../../src/shared/permissions';
 import { absolutePath, globRegex, isInside, matchPathPattern, missingBase } from '../../src/shared/permissions/paths';
-import { escapeRegex, matchBashPattern, parseBashPattern, ruleCoversTool } from '../../src/shared/permissions/rules';
+import { escapeRegex, matchBashPattern, parseBashPattern, PermissionRuleList, ruleCoversTool } from '../../src/shared/permissions/rules';
 
 const WS: Workspace = { cwd: '/proj', homeDir: '/home/u', additionalDirectories: ['/extra'] };
 const MODES: PermissionMode[] = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'];
@@ -583,5 +583,248 @@ describe('rules.ts: parsing and matching in detail', () => {
     ['toString', 'Edit', false],
   ])('rule %s covers %s: %s', (rule, tool, expected) => {
     expect(ruleCoversTool(parseRule(rule), tool)).toBe(expected);
+  });
+});
+
+describe('decide.ts: each answer in full', () => {
+  const NO_SOURCE = (deny: string[], allow: string[] = []) => ({
+    allow: allow.map((r) => parseRule(r)),
+    deny: deny.map((r) => parseRule(r)),
+    ask: [],
+  });
+
+  it('a deny rule: its list, source, subject and message', () => {
+    expect(bash('rm x', { deny: ['Bash(rm:*)'] })).toEqual({
+      behavior: 'deny',
+      reason: 'rule',
+      matched: [{ rule: 'Bash(rm:*)', list: 'deny', source: 'disallowedTools', subject: 'rm x' }],
+      message: 'Permission to use Bash has been denied by the rule Bash(rm:*) (disallowedTools) for `rm x`.',
+    });
+    const noSource = evaluatePermission({
+      toolName: 'Bash',
+      input: { command: 'rm x' },
+      readOnly: false,
+      mode: 'default',
+      rules: NO_SOURCE(['Bash(rm:*)']),
+      workspace: WS,
+    });
+    expect(noSource.behavior === 'deny' && noSource.message).toBe(
+      'Permission to use Bash has been denied by the rule Bash(rm:*) for `rm x`.',
+    );
+    expect(run('Skill', {}, { deny: ['Skill'] })).toMatchObject({
+      message: 'Permission to use Skill has been denied by the rule Skill (disallowedTools).',
+    });
+  });
+
+  it('a deny rule that cannot be checked says why, with the part or without one', () => {
+    expect(bash('$CMD x', { deny: ['Bash(rm:*)'] })).toMatchObject({
+      message:
+        'Permission to use Bash has been denied: the command name is computed at run time (`$CMD x`), so it cannot be checked against the deny rule Bash(rm:*) (disallowedTools). Rewrite the call so it can be checked.',
+    });
+    const problem = evaluatePermission({
+      toolName: 'Bash',
+      input: { command: 'echo "oops' },
+      readOnly: false,
+      mode: 'default',
+      rules: NO_SOURCE(['Bash(rm:*)']),
+      workspace: WS,
+    });
+    expect(problem).toEqual({
+      behavior: 'deny',
+      reason: 'rule',
+      matched: [
+        { rule: 'Bash(rm:*)', list: 'deny', source: undefined, unchecked: 'the command cannot be analysed (unterminated double quote)' },
+      ],
+      message:
+        'Permission to use Bash has been denied: the command cannot be analysed (unterminated double quote), so it cannot be checked against the deny rule Bash(rm:*). Rewrite the call so it can be checked.',
+    });
+  });
+
+  it.each<[string, unknown, string]>([
+    ['Bash', { command: '' }, 'the command is empty'],
+    ['Bash', { command: '# only a comment' }, 'the command is empty'],
+    ['Bash', {}, 'the call has no command'],
+    ['Bash', { command: 42 }, 'the call has no command'],
+    ['Bash', null, 'the call has no command'],
+    ['Edit', {}, 'the call names no path'],
+    ['NotebookEdit', { file_path: '/proj/a.ipynb' }, 'the call names no path'],
+    ['Task', { prompt: 'p' }, 'the call names no subagent_type'],
+    ['WebFetch', { prompt: 'p' }, 'the call has no URL with a host'],
+    ['WebFetch', { url: ' https://a.com/' }, 'the call has no URL with a host'],
+  ])('%s %j cannot be checked: %s', (tool, input, why) => {
+    const rule = { Bash: 'Bash(rm:*)', Edit: 'Edit(/x)', NotebookEdit: 'Edit(/x)', Task: 'Task(x)', WebFetch: 'WebFetch(domain:x.com)' }[
+      tool
+    ]!;
+    expect(run(tool, input, { deny: [rule] }).matched).toEqual([{ rule, list: 'deny', source: 'disallowedTools', unchecked: why }]);
+  });
+
+  it('a relative path without a working directory cannot be checked', () => {
+    const d = run('Read', { file_path: 'a.txt' }, { deny: ['Read(//etc/**)'], workspace: {} });
+    expect(d.matched).toEqual([
+      {
+        rule: 'Read(//etc/**)',
+        list: 'deny',
+        source: 'disallowedTools',
+        unchecked: 'its relative path has no working directory to resolve against',
+      },
+    ]);
+  });
+
+  it('plan mode, dontAsk and bypassPermissions: reason and matched rules', () => {
+    expect(run('Write', { file_path: '/proj/a' }, { mode: 'plan' })).toEqual({
+      behavior: 'deny',
+      reason: 'mode',
+      matched: [],
+      message: 'Write was not run: the session is in plan mode, where only read-only tools run. Present the plan instead.',
+    });
+    expect(bash('git push', { ask: ['Bash(git push:*)'], mode: 'dontAsk' })).toEqual({
+      behavior: 'deny',
+      reason: 'rule',
+      matched: [{ rule: 'Bash(git push:*)', list: 'ask', source: 'askTools', subject: 'git push' }],
+      message:
+        'Permission to use Bash was denied: it matches the ask rule Bash(git push:*) (askTools) for `git push`, and permissionMode dontAsk never asks.',
+    });
+    expect(bash('make', { mode: 'bypassPermissions' })).toEqual({ behavior: 'allow', reason: 'mode', matched: [] });
+    expect(run('Grep', { pattern: 'x' })).toEqual({ behavior: 'allow', reason: 'readOnly', matched: [] });
+    expect(bash('make', { mode: 'dontAsk' })).toEqual({
+      behavior: 'deny',
+      reason: 'noRule',
+      matched: [],
+      message:
+        'Permission to use Bash has not been granted for `make`. Allow it with allowedTools: ["Bash(make)"] or permissionMode bypassPermissions.',
+    });
+  });
+
+  it('allow rules: the bare rule, and the rule for each part, in list allow', () => {
+    expect(bash('make && ls', { allow: ['Bash'] })).toEqual({
+      behavior: 'allow',
+      reason: 'rule',
+      matched: [{ rule: 'Bash', list: 'allow', source: 'allowedTools' }],
+    });
+    expect(bash('make && ls', { allow: ['Bash(make)', 'Bash(ls)'] }).matched).toEqual([
+      { rule: 'Bash(make)', list: 'allow', source: 'allowedTools', subject: 'make' },
+      { rule: 'Bash(ls)', list: 'allow', source: 'allowedTools', subject: 'ls' },
+    ]);
+  });
+
+  it.each<[string, unknown, Row, string[], string]>([
+    ['Bash', { command: 'ls && rm x' }, {}, ['Bash(ls)', 'Bash(rm x)'], ' for `ls`, `rm x`'],
+    ['Bash', { command: 'echo *' }, {}, ['Bash(echo \\*)'], ' for `echo *`'],
+    ['Bash', { command: '$CMD x' }, {}, [], ' for `$CMD x`'],
+    ['Bash', { command: 'ls && $CMD x' }, {}, [], ' for `ls`, `$CMD x`'],
+    ['Bash', { command: 'echo "oops' }, {}, [], ' (the command cannot be analysed (unterminated double quote))'],
+    ['Edit', {}, {}, ['Edit'], ' (the call names no path)'],
+    ['Skill', {}, {}, ['Skill'], ''],
+    ['Task', { subagent_type: 'general' }, {}, ['Task(general)'], ''],
+    ['WebFetch', { url: 'https://Example.com/a' }, {}, ['WebFetch(domain:example.com)'], ''],
+    ['Write', { file_path: '/etc/x' }, {}, ['Edit(//etc/x)'], ''],
+  ])('not granted: %s %j → suggestions %j, message naming%s', (tool, input, row, suggestions, what) => {
+    const d = run(tool, input, row);
+    const modes = ['Edit', 'Write'].includes(tool)
+      ? 'a permissionMode such as acceptEdits or bypassPermissions'
+      : 'permissionMode bypassPermissions';
+    const rules = suggestions.length ? `allowedTools: ${JSON.stringify(suggestions)} or ` : '';
+    expect(d).toEqual({
+      behavior: 'ask',
+      reason: 'noRule',
+      matched: [],
+      suggestions,
+      message: `Permission to use ${tool} has not been granted${what}. Allow it with ${rules}${modes}.`,
+    });
+  });
+
+  it('a read tool that is not read-only is suggested a Read rule', () => {
+    const d = evaluatePermission({
+      toolName: 'Read',
+      input: { file_path: '/etc/x' },
+      readOnly: false,
+      mode: 'default',
+      rules: parseRules({}),
+      workspace: WS,
+    });
+    expect(d.behavior === 'ask' && d.suggestions).toEqual(['Read(//etc/x)']);
+  });
+
+  it('NotebookEdit is checked by notebook_path, Grep and Glob by path (or cwd)', () => {
+    expect(run('NotebookEdit', { notebook_path: '/proj/other/a.ipynb' }, { deny: ['Edit(/nb/**)'] }).behavior).toBe('ask');
+    expect(run('Grep', { pattern: 'x', path: '/proj/src' }, { deny: ['Read(//etc/**)'] }).behavior).toBe('allow');
+    expect(run('Glob', { pattern: '*' }, { deny: ['Read(//etc/**)'] }).behavior).toBe('allow');
+    expect(run('Glob', { pattern: '*' }, { deny: ['Read(/**)'] }).matched).toEqual([
+      { rule: 'Read(/**)', list: 'deny', source: 'disallowedTools', subject: '/proj' },
+    ]);
+  });
+
+  it('Agent calls are checked like Task calls', () => {
+    expect(run('Agent', { subagent_type: 'Explore' }, { allow: ['Task(Explore)'] }).behavior).toBe('allow');
+  });
+
+  it('WebFetch hosts: bracketed IPv6, a domain that only ends like the rule, a URL not at the start', () => {
+    expect(run('WebFetch', { url: 'http://[::1]:8080/' }, { allow: ['WebFetch(domain:[::1])'] }).behavior).toBe('allow');
+    expect(run('WebFetch', { url: 'https://notexample.com/' }, { allow: ['WebFetch(domain:example.com)'] }).behavior).toBe('ask');
+    expect(run('WebFetch', { url: 'x https://example.com/' }, { allow: ['WebFetch(domain:example.com)'] }).behavior).toBe('ask');
+  });
+
+  it('acceptEdits: additional directories are normalised, and a workspace without cwd still works', () => {
+    const edit = (file_path: string, workspace: Workspace) => run('Edit', { file_path }, { mode: 'acceptEdits', workspace }).behavior;
+    expect(edit('/other/a', { cwd: '/proj', additionalDirectories: ['/extra/../other'] })).toBe('allow');
+    expect(edit('/extra/a', { additionalDirectories: ['/extra'] })).toBe('allow');
+    expect(edit('/proj/a', { additionalDirectories: ['/extra'] })).toBe('ask');
+  });
+
+  it('the command is checked as written, unquoted, and by its name without the path, from where it starts', () => {
+    const deny = (command: string, rule: string) => bash(command, { deny: [rule], allow: ['Bash'] }).behavior;
+    expect(deny('sudo rm "a b"', 'Bash(rm "a b")')).toBe('deny');
+    expect(deny("'/bin/rm' -rf x", 'Bash(/bin/rm -rf x)')).toBe('deny');
+    expect(deny('/bin/rm -rf x', 'Bash(rm -rf x)')).toBe('deny');
+    expect(deny('FOO=1', 'Bash(* *)')).toBe('allow');
+    expect(bash('FOO=1', { allow: ['Bash(FOO=1)'] }).behavior).toBe('allow');
+    expect(bash('timeout 5', { allow: ['Bash(timeout 5)'] }).behavior).toBe('allow');
+    expect(bash('sudo npm test', { allow: ['Bash(npm test *)'] }).behavior).toBe('ask');
+  });
+});
+
+describe('rules.ts: the corners', () => {
+  it("a rule that starts with '(' has no tool name", () => {
+    expect(() => parseRule('(x)')).toThrow("invalid permission rule '(x)': '' is not a tool name");
+  });
+
+  it('a WebFetch domain is one line', () => {
+    expect(() => parseRule('WebFetch(domain:a.com\nb)')).toThrow('WebFetch rules take the form WebFetch(domain:example.com)');
+  });
+
+  it('a ~ inside a path pattern is no ~user path', () => {
+    expect(parseRule('Read(backup~1)')).toMatchObject({ kind: 'path', pattern: 'backup~1' });
+  });
+
+  it.each<[string, object]>([
+    ['a:*b', { type: 'wildcard', pattern: 'a:*b' }],
+    ['echo \\ :*', { type: 'wildcard', pattern: 'echo \\ *' }],
+  ])('parseBashPattern(%j) → %j', (raw, expected) => {
+    expect(parseBashPattern(raw)).toEqual(expected);
+  });
+
+  it.each<[string, string, boolean]>([
+    ['a\\b*', 'a\\bc', true],
+    ['a\\b*', 'abc', false],
+    ['a\\*b*', 'a*bc', true],
+    ['a\\*b*', 'a\\xbc', false],
+    ['x\\\\y*', 'x\\yz', true],
+    ['x*z', 'xyz', true],
+    ['x*z', 'xyzw', false],
+    ['ab*', 'xab', false],
+  ])('a wildcard compiled afresh: %j vs %j → %s', (spec, command, expected) => {
+    expect(matchBashPattern(parseBashPattern(spec), command)).toBe(expected);
+  });
+
+  it('the any pattern matches every command', () => {
+    expect(matchBashPattern({ type: 'any' }, 'rm -rf /')).toBe(true);
+  });
+
+  it('PermissionRuleList reports a bad rule as a custom issue at its index', () => {
+    const parsed = PermissionRuleList.safeParse(['Bash', 'Bash(']);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => [i.code, i.path, i.message])).toEqual([
+      ['custom', [1], "invalid permission rule 'Bash(': a specifier must end with ')' (expected Tool(specifier))"],
+    ]);
   });
 });
