@@ -167,3 +167,30 @@ describe('here-documents', () => {
     expect(splitBashCommand(command).problem).toBe(problem);
   });
 });
+
+describe('splitBashCommand: quotes, expansions and problems in detail', () => {
+  it('a backslash inside double quotes escapes only $ ` " \\ and a newline', () => {
+    const [part] = splitBashCommand('echo "a\\"b" "c\\$d" "e\\\\f" "g\\h" "i\\\nj"').parts;
+    expect(part!.words.map((w) => w.value)).toEqual(['echo', 'a"b', 'c$d', 'e\\f', 'g\\h', 'ij']);
+  });
+
+  it('single quotes inside ${…} hide a substitution', () => {
+    expect(splitBashCommand("echo ${x:-'$(rm y)'}").parts.map((p) => p.text)).toEqual(["echo ${x:-'$(rm y)'}"]);
+    expect(splitBashCommand("echo ${x:-'a}").problem).toBe('unterminated single quote');
+    // …but not inside $((…)): bash runs a substitution there even between single quotes.
+    expect(splitBashCommand("echo $((1 + '$(rm x)'))").parts.map((p) => p.text)).toEqual(['rm x', "echo $((1 + '$(rm x)'))"]);
+  });
+
+  it.each([
+    ['echo ${x', "unclosed '${'"],
+    ['echo $((1 + 2', "unclosed '$(('"],
+  ])('%j: %s', (command, problem) => {
+    expect(splitBashCommand(command).problem).toBe(problem);
+  });
+
+  it('sh -c with a script that cannot be analysed is opaque, saying why', () => {
+    expect(splitBashCommand(`sh -c 'echo "oops'`).parts[0]!.opaque).toBe(
+      'the script it runs cannot be analysed: unterminated double quote',
+    );
+  });
+});
