@@ -1,3 +1,4 @@
+import { evaluatePermission, parseRules } from '../../src/shared/permissions';
 import { splitBashCommand } from '../../src/shared/permissions/bash-split';
 import { commandStart } from '../../src/shared/permissions/bash-words';
 
@@ -192,5 +193,96 @@ describe('splitBashCommand: quotes, expansions and problems in detail', () => {
     expect(splitBashCommand(`sh -c 'echo "oops'`).parts[0]!.opaque).toBe(
       'the script it runs cannot be analysed: unterminated double quote',
     );
+  });
+});
+
+describe('redirections inside a word', () => {
+  const words = (command: string) => {
+    const split = splitBashCommand(command);
+    expect(split.problem).toBeUndefined();
+    return split.parts.map((p) => p.words.map((w) => w.value));
+  };
+  it.each([
+    ['> ends the command word', 'rm>log -rf x', [['rm', '>log', '-rf', 'x']]],
+    ['< ends it', 'rm<in -rf x', [['rm', '<in', '-rf', 'x']]],
+    ['>> ends it', 'rm>>log -rf x', [['rm', '>>log', '-rf', 'x']]],
+    ['>| ends it, and | is part of the operator', 'rm>|log -rf x', [['rm', '>|log', '-rf', 'x']]],
+    ['<> ends it', 'rm<>f -rf x', [['rm', '<>f', '-rf', 'x']]],
+    ['&> ends it', 'rm&>log -rf x', [['rm', '&>log', '-rf', 'x']]],
+    ['&>> ends it', 'rm&>>log -rf x', [['rm', '&>>log', '-rf', 'x']]],
+    ['<<< ends it', 'rm<<<x -rf y', [['rm', '<<<x', '-rf', 'y']]],
+    ['<< ends it', 'rm<<EOF -rf x\nb\nEOF', [['rm', '<<EOF', '-rf', 'x']]],
+    ['>& and <& are operators', 'rm>&2 x<&3', [['rm', '>&2', 'x', '<&3']]],
+    ['a file descriptor stays with its operator', 'ls 2>err 10>>o 3<<EOF\nb\nEOF', [['ls', '2>err', '10>>o', '3<<EOF']]],
+    ['{name} is a file descriptor too', 'ls {fd}>o', [['ls', '{fd}>o']]],
+    ['a word ending in digits is no file descriptor', 'ls x2>o', [['ls', 'x2', '>o']]],
+    ['a quoted number is no file descriptor', 'ls "2">o', [['ls', '2', '>o']]],
+    ['&> ends a number too', 'ls 2&>o', [['ls', '2', '&>o']]],
+    ['an assignment ends at >', 'a=1>o ls', [['a=1', '>o', 'ls']]],
+    ['two redirections in one run of text', 'ls >a<b', [['ls', '>a', '<b']]],
+    ['a quoted > is text', 'echo \'a>b\' "c<d"', [['echo', 'a>b', 'c<d']]],
+    ['an escaped > is text', 'echo a\\>b', [['echo', 'a>b']]],
+    [
+      '& after an escaped > runs in the background',
+      'echo a\\>& rm -rf x',
+      [
+        ['echo', 'a>'],
+        ['rm', '-rf', 'x'],
+      ],
+    ],
+    [
+      '<( inside a word is a substitution, not a redirection',
+      'echo a<(rm x)',
+      [
+        ['rm', 'x'],
+        ['echo', 'a<(rm x)'],
+      ],
+    ],
+  ])('%s', (_name, command, expected) => {
+    expect(words(command)).toEqual(expected);
+  });
+
+  it.each([
+    ['rm>log -rf x', 'rm >log -rf x'],
+    ['{fd}>log rm -rf x', 'rm -rf x'],
+    ['3<<EOF rm -rf x\nb\nEOF', 'rm -rf x'],
+    ['>& f rm -rf x', 'rm -rf x'],
+    ['<> f rm -rf x', 'rm -rf x'],
+    ['>| f rm -rf x', 'rm -rf x'],
+    ['<& 3 rm -rf x', 'rm -rf x'],
+    ['&>> f rm -rf x', 'rm -rf x'],
+    ['<<< f rm -rf x', 'rm -rf x'],
+  ])('commandStart past %j', (command, expected) => {
+    const [part] = splitBashCommand(command).parts;
+    const rest = part!.words.slice(commandStart(part!.words, 'all'));
+    expect(rest.map((w) => w.value).join(' ')).toBe(expected);
+  });
+
+  it.each([
+    'rm>log -rf x',
+    'rm<in -rf x',
+    'rm>>log -rf x',
+    'rm&>log -rf x',
+    'rm<<<x -rf y',
+    'rm>|log -rf x',
+    'rm<>f -rf x',
+    '{fd}>log rm -rf x',
+    '3<<EOF rm -rf x\nb\nEOF',
+    'echo a\\>& rm -rf x',
+    '>& f rm -rf x',
+    '<> f rm -rf x',
+    '<& 3 rm -rf x',
+  ])('deny Bash(rm:*) catches %j', (command) => {
+    const d = evaluatePermission({
+      toolName: 'Bash',
+      input: { command },
+      readOnly: false,
+      mode: 'default',
+      rules: parseRules({ allow: ['Bash'], deny: ['Bash(rm:*)'] }),
+      workspace: { cwd: '/proj', homeDir: '/home/u', additionalDirectories: [] },
+    });
+    expect(d).toMatchObject({ behavior: 'deny', reason: 'rule' });
+    expect(d.matched[0]).toMatchObject({ rule: 'Bash(rm:*)' });
+    expect(d.matched[0]!.unchecked).toBeUndefined();
   });
 });

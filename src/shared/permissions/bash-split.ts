@@ -28,6 +28,10 @@ const MAX_DEPTH = 12;
 const LEADING_KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', 'fi', 'done', 'esac', '}']);
 /** Constructs whose structure we do not parse; a part starting with one is opaque. */
 const OPAQUE_KEYWORDS = new Set(['case', 'function', 'select', 'coproc']);
+/** Redirection operators but here-documents (`<<`, `<<-`), longest first. */
+const REDIRECTIONS = ['&>>', '&>', '<<<', '>>', '>&', '>|', '<&', '<>', '>', '<'];
+/** The file descriptor a redirection may start with: `2>f`, `{fd}>f` (unquoted). */
+const FD_PREFIX = /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/;
 
 interface Builder {
   words: BashWord[];
@@ -72,6 +76,10 @@ function add(b: Builder, at: number, chars: string, opts: { dynamic?: boolean; q
   b.word.value += chars;
   if (opts.dynamic) b.word.dynamic = true;
   if (opts.quoted) b.word.plain = false;
+}
+
+function isFdPrefix(b: Builder): boolean {
+  return b.word !== null && b.word.plain && FD_PREFIX.test(b.word.value);
 }
 
 function endWord(b: Builder, at: number): void {
@@ -152,32 +160,29 @@ function scanList(ctx: Ctx, start: number, close: ')' | '`' | ''): number {
       i += s[i + 1] === c || (c === '|' && s[i + 1] === '&') || (c === ';' && s[i + 1] === '&') ? 2 : 1;
       continue;
     }
-    if (c === '&') {
-      const redirect = s[i + 1] === '>' || s[i - 1] === '>' || s[i - 1] === '<'; // &>file, 2>&1, <&3
-      if (redirect) {
-        add(b, i, c);
-        i++;
-      } else {
-        flush(i);
-        i += s[i + 1] === '&' ? 2 : 1;
-      }
+    if (c === '&' && s[i + 1] !== '>') {
+      flush(i);
+      i += s[i + 1] === '&' ? 2 : 1;
       continue;
     }
-    if (c === '<' && s[i + 1] === '<' && s[i + 2] === '<') {
-      // A here-string (`<<<word`): its word is an ordinary word, and no body follows on later
-      // lines. Read as `<` then `<<word`, the lines after it would be taken for a here-document
-      // body, and the commands on them would never reach the permission rules.
-      add(b, i, '<<<');
-      i += 3;
-      continue;
-    }
-    if (c === '<' && s[i + 1] === '<') {
+    if (c === '<' && s[i + 1] === '<' && s[i + 2] !== '<') {
       const op = readHeredocOperator(s, i);
-      endWord(b, i);
+      if (!isFdPrefix(b)) endWord(b, i);
       add(b, i, s.slice(i, op.end));
       endWord(b, op.end);
       heredocs.push(op.heredoc);
       i = op.end;
+      continue;
+    }
+    const redirection = REDIRECTIONS.find((r) => s.startsWith(r, i));
+    if (redirection !== undefined) {
+      // An unquoted `<`, `>` or `&>` ends the word before it, as in bash: `rm>log -rf x` runs
+      // `rm -rf x`. Only a file descriptor (`2>`, `{fd}>`) stays with its operator. The target
+      // follows in the same word (`>log`) or the next (`> log`). A here-string (`<<<word`) is
+      // one of these: no body follows it on later lines.
+      if (redirection[0] === '&' || !isFdPrefix(b)) endWord(b, i);
+      add(b, i, redirection);
+      i += redirection.length;
       continue;
     }
     if (c === ' ' || c === '\t' || c === '\r') {

@@ -162,8 +162,12 @@ const WRAPPERS = new Map<string, Wrapper>([
   ],
 ]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
-/** A redirection word: `>f`, `2>>f`, `<f`, `&>f`, or an operator whose target is the next word. */
-const REDIRECT = /^(?:\d*|&)(?:>>?|<<?<?|>&|<&|>\|)(.*)$/s;
+/**
+ * A redirection word: `>f`, `2>>f`, `<f`, `&>f`, `{fd}>f`, or an operator whose target is the
+ * next word (`>& f`, `<> f`: the longer operators are tried first, so `&` or `>` is not taken for
+ * the target).
+ */
+const REDIRECT = /^(?:&>>?|(?:\d*|\{[A-Za-z_][A-Za-z0-9_]*\})(?:>>|>&|>\||<<<|<<|<>|<&|>|<))(.*)$/s;
 
 /**
  * Index of the word that names the command actually run, past wrappers such as `timeout 5`,
