@@ -6,6 +6,7 @@ import {
   parseSettingsJson,
   rulesFromSettings,
   SettingsError,
+  type MergedSettings,
   type SettingsLayer,
 } from '../../src/shared/permissions/settings';
 import { evaluatePermission } from '../../src/shared/permissions';
@@ -19,6 +20,7 @@ function errorOf(f: () => unknown): SettingsError {
   } catch (e) {
     expect(e).toBeInstanceOf(SettingsError);
     expect(e).toBeInstanceOf(ConfigError);
+    expect((e as Error).name).toBe('SettingsError');
     return e as SettingsError;
   }
   throw new Error('expected a SettingsError');
@@ -59,7 +61,12 @@ describe('mergeSettings', () => {
     },
     { source: 'session', file: 'session options', settings: { permissions: { allow: ['Read'], deny: ['Bash(rm:*)'] } } },
   ];
-  const merged = mergeSettings(layers, dirs);
+  // Merged in beforeAll, not while the file loads: then the merge runs inside the test run, where
+  // a mutation-testing mutant of mergeSettings can change what the tests below read.
+  let merged: MergedSettings;
+  beforeAll(() => {
+    merged = mergeSettings(layers, dirs);
+  });
 
   it('concatenates and de-duplicates permission lists, lowest precedence first, each naming its file', () => {
     expect(merged.permissions.allow.map((r) => [r.rule, r.source])).toEqual([
@@ -127,6 +134,60 @@ describe('mergeSettings', () => {
       dirs,
     );
     expect(m.permissions.disableBypassPermissionsMode).toBe(true);
+    expect(merged.permissions.disableBypassPermissionsMode).toBe(false);
+  });
+
+  it('starts from empty lists, no hooks and no bypass lock', () => {
+    const empty: MergedSettings = {
+      permissions: { allow: [], deny: [], ask: [], additionalDirectories: [], disableBypassPermissionsMode: false },
+      hooks: {},
+      ignoredKeys: [],
+    };
+    expect(mergeSettings([], dirs)).toEqual(empty);
+    expect(mergeSettings([{ source: 'user', file: 'u', settings: { permissions: {} } }], dirs)).toEqual(empty);
+  });
+
+  it('resolves a bare ~ to the home directory and lists each directory once', () => {
+    const m = mergeSettings(
+      [
+        { source: 'user', file: 'u', settings: { permissions: { additionalDirectories: ['~', '/home/u/x', '~/x'] } } },
+        { source: 'project', file: 'p', settings: { permissions: { additionalDirectories: ['/home/u/', '../proj/y', 'y'] } } },
+      ],
+      dirs,
+    );
+    expect(m.permissions.additionalDirectories).toEqual(['/home/u', '/home/u/x', '/proj/y']);
+  });
+
+  it('keeps a hook command once per event and matcher; an absent matcher and "" are the same', () => {
+    const m = mergeSettings(
+      [
+        {
+          source: 'user',
+          file: 'u',
+          settings: {
+            hooks: {
+              PreToolUse: [
+                { matcher: 'Bash', hooks: [hook('log.sh')] },
+                { matcher: 'Write', hooks: [hook('log.sh')] },
+              ],
+              Stop: [{ hooks: [hook('done.sh')] }],
+            },
+          },
+        },
+        { source: 'project', file: 'p', settings: { hooks: { Stop: [{ matcher: '', hooks: [hook('done.sh')] }] } } },
+      ],
+      dirs,
+    );
+    expect(m.hooks.PreToolUse!.map((x) => [x.matcher, x.hooks.map((h) => h.command)])).toEqual([
+      ['Bash', ['log.sh']],
+      ['Write', ['log.sh']],
+    ]);
+    expect(m.hooks.Stop).toEqual([{ hooks: [hook('done.sh')], source: 'user', file: 'u' }]);
+  });
+
+  it('accepts a "*" matcher (match all), which is not a valid regex', () => {
+    const s = parseSettings({ hooks: { PreToolUse: [{ matcher: '*', hooks: [hook('x')] }] } }, 'f.json');
+    expect(s.hooks?.PreToolUse?.[0]?.matcher).toBe('*');
   });
 });
 
@@ -160,6 +221,7 @@ describe('settings errors name the file, the key and the problem', () => {
     ['a hook without a command', { hooks: { Stop: [{ hooks: [{ type: 'command' }] }] } }, 'f.json: hooks.Stop[0].hooks[0].command:'],
     ['a negative timeout', { hooks: { Stop: [{ hooks: [hook('x', -1)] }] } }, 'f.json: hooks.Stop[0].hooks[0].timeout:'],
     ['an unknown permissions key', { permissions: { alow: ['Bash'] } }, "f.json: permissions.alow: unknown key 'alow'"],
+    ['two unknown permissions keys', { permissions: { alow: ['Bash'], dny: [] } }, "f.json: permissions.alow: unknown keys 'alow', 'dny'"],
     ['an unknown mode', { permissions: { defaultMode: 'auto' } }, 'f.json: permissions.defaultMode: Invalid option'],
     ['a rule list that is not a list', { permissions: { allow: 'Bash' } }, 'f.json: permissions.allow: Invalid input: expected array'],
     ['not an object', ['Bash'], 'f.json: (root): Invalid input: expected object'],
@@ -187,6 +249,7 @@ describe('settings errors name the file, the key and the problem', () => {
       mergeSettings([{ source: 'user', file: 'u.json', settings: { permissions: { additionalDirectories: ['~/x'] } } }], { cwd: '/proj' }),
     );
     expect(e.key).toBe('permissions.additionalDirectories[0]');
+    expect(e.problem).toBe("'~/x' needs the home directory, which is unknown here");
   });
 
   it('text that is not JSON names the line and column', () => {
