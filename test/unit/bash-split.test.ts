@@ -286,3 +286,165 @@ describe('redirections inside a word', () => {
     expect(d.matched[0]!.unchecked).toBeUndefined();
   });
 });
+
+describe('splitBashCommand: the corners the mutants found', () => {
+  const texts = (command: string) => {
+    const split = splitBashCommand(command);
+    expect(split.problem).toBeUndefined();
+    return split.parts.map((p) => p.text);
+  };
+  const words = (command: string) => {
+    const split = splitBashCommand(command);
+    expect(split.problem).toBeUndefined();
+    return split.parts.map((p) => p.words.map((w) => w.value));
+  };
+
+  it('eval inside eval: twelve levels are analysed, the thirteenth is opaque', () => {
+    const twelve = splitBashCommand(`${'eval '.repeat(12)}rm x`);
+    expect(twelve.problem).toBeUndefined();
+    expect(twelve.parts.map((p) => p.text)).toEqual([...Array.from({ length: 12 }, (_, k) => `${'eval '.repeat(12 - k)}rm x`), 'rm x']);
+    expect(twelve.parts.filter((p) => p.opaque)).toEqual([]);
+    const thirteen = splitBashCommand(`${'eval '.repeat(13)}rm x`);
+    expect(thirteen.problem).toBeUndefined();
+    expect(thirteen.parts).toHaveLength(13);
+    expect(thirteen.parts.map((p) => p.opaque)).toEqual([
+      ...Array<undefined>(12).fill(undefined),
+      'the script it runs cannot be analysed: nested too deeply',
+    ]);
+    expect(thirteen.parts[12]!.text).toBe('eval rm x');
+  });
+
+  it('$(…) inside $(…): twelve levels are analysed, thirteen are too deep', () => {
+    const nest = (n: number) => `${'echo $('.repeat(n)}rm x${')'.repeat(n)}`;
+    const twelve = splitBashCommand(nest(12));
+    expect(twelve.problem).toBeUndefined();
+    expect(twelve.parts[0]!.text).toBe('rm x');
+    expect(twelve.parts).toHaveLength(13);
+    expect(splitBashCommand(nest(13)).problem).toBe('nested too deeply');
+  });
+
+  it('a line continuation joins the text around it', () => {
+    expect(words('r\\\nm -rf x')).toEqual([['rm', '-rf', 'x']]);
+    expect(words('echo a \\\n b')).toEqual([['echo', 'a', 'b']]);
+  });
+
+  it('a backslash outside backticks escapes a backtick; inside, other characters', () => {
+    expect(words('echo \\`')).toEqual([['echo', '`']]);
+    expect(words('echo `echo a\\ b`')).toEqual([
+      ['echo', 'a b'],
+      ['echo', '`echo a\\ b`'],
+    ]);
+  });
+
+  it('a trailing backslash is kept, as bash does', () => {
+    expect(words('echo a\\')).toEqual([['echo', 'a\\']]);
+  });
+
+  it.each([
+    ['a backslash', '\\if x'],
+    ['single quotes', "'if' x"],
+    ['double quotes', '"if" x'],
+  ])('a keyword written with %s is a command name', (_name, command) => {
+    const [part] = splitBashCommand(command).parts;
+    expect(part!.text).toBe(command);
+    expect(part!.words.map((w) => w.plain)).toEqual([false, true]);
+  });
+
+  it('spaces, tabs and carriage returns end words', () => {
+    expect(words('a b\tc\rd')).toEqual([['a', 'b', 'c', 'd']]);
+  });
+
+  it('an unquoted substitution: its text is the word, and a command name computed from it is opaque', () => {
+    const [inner, part] = splitBashCommand('$(echo rm) -rf x').parts;
+    expect(inner!.text).toBe('echo rm');
+    expect(part!.words.map((w) => [w.value, w.dynamic])).toEqual([
+      ['$(echo rm)', true],
+      ['-rf', false],
+      ['x', false],
+    ]);
+    expect(part!.opaque).toBe('the command name is computed at run time');
+  });
+
+  it('( after a keyword opens a subshell; after any other word it is not analysed', () => {
+    expect(texts('if (rm x); then ls; fi')).toEqual(['rm x', 'ls']);
+    const why = "'(' after a word (a function definition, array or arithmetic loop) is not analysed";
+    expect(splitBashCommand('echo (x)').problem).toBe(why);
+    expect(splitBashCommand("'if' (x)").problem).toBe(why);
+    expect(splitBashCommand('echo $a(b)').problem).toBe(why);
+  });
+
+  it.each([
+    ['ls )', "unbalanced ')' (case statements are not analysed)"],
+    ["echo 'abc", 'unterminated single quote'],
+    ['echo "abc', 'unterminated double quote'],
+    ['(ls', "unclosed '('"],
+    ['echo $(rm x', "unclosed '('"],
+    ['echo `rm x', 'unclosed backtick'],
+    ['echo `echo \\`rm x\\``', 'nested backticks'],
+    ['echo $((1 + 2) )', "unclosed '$(('"],
+  ])('%j: %s', (command, problem) => {
+    expect(splitBashCommand(command).problem).toBe(problem);
+  });
+
+  it('# starts a comment only at the start of a word, and the comment ends at the line', () => {
+    expect(words('echo a#b')).toEqual([['echo', 'a#b']]);
+    expect(texts('ls # c\nrm x')).toEqual(['ls', 'rm x']);
+  });
+
+  it.each([
+    ['||', 'ls ||&>x cat', ['ls', '&>x cat']],
+    ['|&', 'ls |&>x cat', ['ls', '>x cat']],
+    [';&', 'ls ;&>x cat', ['ls', '>x cat']],
+    ['&&', 'ls &&>x cat', ['ls', '>x cat']],
+    ['; then a command', 'ls;rm x', ['ls', 'rm x']],
+    ['& then a command', 'ls&rm x', ['ls', 'rm x']],
+  ])('%s is one operator, and nothing after it is skipped', (_name, command, expected) => {
+    expect(texts(command)).toEqual(expected);
+  });
+
+  it('backticks run inside double quotes', () => {
+    expect(texts('echo "`rm x`"')).toEqual(['rm x', 'echo "`rm x`"']);
+  });
+
+  it('a substitution inside double quotes is read once, to its own end', () => {
+    expect(texts('echo "$(echo $(rm x))"')).toEqual(['rm x', 'echo $(rm x)', 'echo "$(echo $(rm x))"']);
+    expect(texts('echo "$(echo ")")"')).toEqual(['echo ")"', 'echo "$(echo ")")"']);
+    expect(words('echo "a$(ls)b"')).toEqual([['ls'], ['echo', 'a$(ls)b']]);
+  });
+
+  it('only $ makes a double-quoted word dynamic', () => {
+    expect(splitBashCommand('"$CMD" -rf x').parts[0]!.opaque).toBe('the command name is computed at run time');
+    const [part] = splitBashCommand('"rm" -rf x').parts;
+    expect(part!.opaque).toBeUndefined();
+    expect(part!.words[0]).toMatchObject({ value: 'rm', dynamic: false, plain: false });
+  });
+
+  it('>(…) is a process substitution', () => {
+    expect(texts('tee >(rm x)')).toEqual(['rm x', 'tee >(rm x)']);
+  });
+
+  it('parentheses nest inside $((…)), braces inside ${…}', () => {
+    expect(texts('echo $(( (1 + 2) * 3 ))')).toEqual(['echo $(( (1 + 2) * 3 ))']);
+    expect(texts('echo $(( $(echo 1) ))')).toEqual(['echo 1', 'echo $(( $(echo 1) ))']);
+    expect(texts('echo ${x:-a;b}')).toEqual(['echo ${x:-a;b}']);
+    expect(texts('echo ${x:-\\}; rm y}')).toEqual(['echo ${x:-\\}; rm y}']);
+    expect(texts('echo ${x:-\\$(rm y)}')).toEqual(['echo ${x:-\\$(rm y)}']);
+    expect(texts('echo ${x:-$(echo })}')).toEqual(['echo }', 'echo ${x:-$(echo })}']);
+  });
+
+  it("a later part's word offsets are in its own text", () => {
+    const [, part] = splitBashCommand('ls; git commit -m "a b"').parts;
+    expect(part!.text).toBe('git commit -m "a b"');
+    expect(part!.words.map((w) => part!.text.slice(w.start, w.end))).toEqual(['git', 'commit', '-m', '"a b"']);
+  });
+
+  it.each(['function', 'select', 'coproc'])('a part starting with %s is opaque', (keyword) => {
+    const [part] = splitBashCommand(`${keyword} f x`).parts;
+    expect(part).toMatchObject({ text: `${keyword} f x`, opaque: `'${keyword}' constructs are not analysed` });
+  });
+
+  it('sh -c after an assignment or a redirection still runs its script', () => {
+    expect(texts("X=1 bash -c 'rm y'")).toEqual(["X=1 bash -c 'rm y'", 'rm y']);
+    expect(texts(">o bash -c 'rm y'")).toEqual([">o bash -c 'rm y'", 'rm y']);
+  });
+});

@@ -109,7 +109,7 @@ function scanList(ctx: Ctx, start: number, close: ')' | '`' | ''): number {
         i += 2; // line continuation
       else {
         if (close === '`' && s[i + 1] === '`') throw new Unanalysable('nested backticks');
-        add(b, i, s[i + 1] ?? '', { quoted: true });
+        add(b, i, s[i + 1] ?? '\\', { quoted: true }); // a trailing backslash is kept
         i += 2;
       }
       continue;
