@@ -61,10 +61,11 @@ describe('mergeSettings', () => {
     },
     { source: 'session', file: 'session options', settings: { permissions: { allow: ['Read'], deny: ['Bash(rm:*)'] } } },
   ];
-  // Merged in beforeAll, not while the file loads: then the merge runs inside the test run, where
-  // a mutation-testing mutant of mergeSettings can change what the tests below read.
+  // Merged afresh for each test, not once while the file loads nor in beforeAll: Stryker activates
+  // a mutant only for the run and attributes coverage to a test from its start, which comes before
+  // beforeEach; so a mutant of mergeSettings is run with, and can fail, every test that reads this.
   let merged: MergedSettings;
-  beforeAll(() => {
+  beforeEach(() => {
     merged = mergeSettings(layers, dirs);
   });
 
