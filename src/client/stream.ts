@@ -33,17 +33,29 @@ export async function* followEvents(client: Client, sessionId: string, opts: Fol
   const latest = client.workflow.getHandle(sessionId);
   let lastCloseCheck = Date.now();
   let backoffMs = pollMs;
+  /** When queries to the closed session first went unanswered. */
+  let unansweredSince: number | undefined;
   for (;;) {
     let page: EventsPage;
     try {
       page = await queryEvents(latest, after);
       backoffMs = pollMs;
+      unansweredSince = undefined;
     } catch (e) {
-      // A run that ended without answering (e.g. its worker code is gone) has nothing more to say.
-      if (await isClosed(latest)) return;
-      // No worker answered in time (all down, or busy on a loaded machine): the session is still
-      // running and its events are not lost, so keep following rather than fail the reader.
-      if (!isTransientQueryFailure(e)) throw e;
+      const closed = await isClosed(latest);
+      // A closed run is answered by a worker replaying its whole history: with no worker, or with
+      // a long run on a loaded machine, the query goes unanswered (the server gives up after
+      // ~30 s: FAILED_PRECONDITION) though the final events, the result among them, are still
+      // there. Keep asking for a while; a session whose workers are gone for good never answers.
+      if (closed) {
+        if (!isUnansweredQuery(e)) return;
+        unansweredSince ??= Date.now();
+        if (Date.now() - unansweredSince > CLOSED_PATIENCE_MS) return;
+      } else if (!isTransientQueryFailure(e)) {
+        throw e;
+      }
+      // Still running and no worker answered in time (all down, or busy on a loaded machine):
+      // its events are not lost, so keep following rather than fail the reader.
       await wait(backoffMs);
       backoffMs = Math.min(backoffMs * 2, MAX_QUERY_BACKOFF_MS);
       continue;
@@ -78,12 +90,23 @@ export async function* followEvents(client: Client, sessionId: string, opts: Fol
 }
 
 const MAX_QUERY_BACKOFF_MS = 5_000;
+/** How long a reader keeps asking a closed session that no worker answers before it stops. */
+const CLOSED_PATIENCE_MS = 120_000;
 
 /** gRPC DEADLINE_EXCEEDED (4) or UNAVAILABLE (14), anywhere in the cause chain. */
 export function isTransientQueryFailure(e: unknown): boolean {
   for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
     const code = (c as { code?: unknown }).code;
     if (code === 4 || code === 14) return true;
+  }
+  return false;
+}
+
+/** No worker answered: transient, or FAILED_PRECONDITION (9), the server's "no answer in time" for a query. */
+function isUnansweredQuery(e: unknown): boolean {
+  if (isTransientQueryFailure(e)) return true;
+  for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
+    if ((c as { code?: unknown }).code === 9) return true;
   }
   return false;
 }
