@@ -95,18 +95,19 @@ const CLOSED_PATIENCE_MS = 120_000;
 
 /** gRPC DEADLINE_EXCEEDED (4) or UNAVAILABLE (14), anywhere in the cause chain. */
 export function isTransientQueryFailure(e: unknown): boolean {
-  for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
-    const code = (c as { code?: unknown }).code;
-    if (code === 4 || code === 14) return true;
-  }
-  return false;
+  return hasStatus(e, [4, 14]);
 }
 
 /** No worker answered: transient, or FAILED_PRECONDITION (9), the server's "no answer in time" for a query. */
 function isUnansweredQuery(e: unknown): boolean {
-  if (isTransientQueryFailure(e)) return true;
+  return hasStatus(e, [4, 9, 14]);
+}
+
+/** One of these gRPC status codes anywhere in the cause chain. */
+function hasStatus(e: unknown, codes: number[]): boolean {
   for (let c: unknown = e; c; c = (c as { cause?: unknown }).cause) {
-    if ((c as { code?: unknown }).code === 9) return true;
+    const code = (c as { code?: unknown }).code;
+    if (typeof code === 'number' && codes.includes(code)) return true;
   }
   return false;
 }

@@ -4,7 +4,7 @@
  * Pure and conservative: what it cannot analyse is marked (`problem` / `opaque`), and the rule
  * evaluator treats that as "cannot tell" — never allowed by a Bash(...) rule, caught by deny rules.
  */
-import { commandStart, innerScript, Unanalysable, type BashWord } from './bash-words';
+import { commandStart, FD_PREFIX, innerScript, REDIRECTIONS, Unanalysable, type BashWord } from './bash-words';
 import { readHeredocBodies, readHeredocOperator, type Heredoc } from './bash-heredoc';
 
 export type { BashWord } from './bash-words';
@@ -28,10 +28,6 @@ const MAX_DEPTH = 12;
 const LEADING_KEYWORDS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!', '{', 'fi', 'done', 'esac', '}']);
 /** Constructs whose structure we do not parse; a part starting with one is opaque. */
 const OPAQUE_KEYWORDS = new Set(['case', 'function', 'select', 'coproc']);
-/** Redirection operators but here-documents (`<<`, `<<-`), longest first. */
-const REDIRECTIONS = ['&>>', '&>', '<<<', '>>', '>&', '>|', '<&', '<>', '>', '<'];
-/** The file descriptor a redirection may start with: `2>f`, `{fd}>f` (unquoted). */
-const FD_PREFIX = /^(?:\d+|\{[A-Za-z_][A-Za-z0-9_]*\})$/;
 
 interface Builder {
   words: BashWord[];

@@ -163,11 +163,26 @@ const WRAPPERS = new Map<string, Wrapper>([
 ]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /**
+ * Redirection operators but here-documents (`<<`, `<<-`), longest first: the splitter ends a word
+ * at each (bash-split.ts), and `REDIRECT` below recognises the words they start.
+ */
+export const REDIRECTIONS = ['&>>', '&>', '<<<', '>>', '>&', '>|', '<&', '<>', '>', '<'];
+/** A file descriptor named by a variable: `{fd}>log`. */
+const FD_VARIABLE = /\{[A-Za-z_][A-Za-z0-9_]*\}/.source;
+/** The file descriptor a redirection may start with, as a whole word: `2`, `{fd}` (unquoted). */
+export const FD_PREFIX = new RegExp(`^(?:\\d+|${FD_VARIABLE})$`);
+/**
  * A redirection word: `>f`, `2>>f`, `<f`, `&>f`, `{fd}>f`, or an operator whose target is the
  * next word (`>& f`, `<> f`: the longer operators are tried first, so `&` or `>` is not taken for
- * the target).
+ * the target). `&>` takes no file descriptor; the others, and a here-document's `<<`, may.
  */
-const REDIRECT = /^(?:&>>?|(?:\d*|\{[A-Za-z_][A-Za-z0-9_]*\})(?:>>|>&|>\||<<<|<<|<>|<&|>|<))(.*)$/s;
+const REDIRECT = new RegExp(
+  `^(?:&>>?|(?:\\d*|${FD_VARIABLE})(?:${[...REDIRECTIONS.filter((r) => r[0] !== '&'), '<<']
+    .sort((a, b) => b.length - a.length)
+    .map((r) => r.replace('|', '\\|'))
+    .join('|')}))(.*)$`,
+  's',
+);
 
 /**
  * Index of the word that names the command actually run, past wrappers such as `timeout 5`,
