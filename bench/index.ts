@@ -9,6 +9,7 @@
  *   npx tsx bench/sandbox-overhead.ts    5. per-call cost of the Bash sandbox (bubblewrap)
  *   npx tsx bench/stream-latency.ts      6. live tokens: provider chunk → client, added latency
  *   npx tsx bench/fleet-chaos.ts         7. 100 jobs vs a rate-limited model, kills, a server restart
+ *   npx tsx bench/workflow-start.ts      8. module evaluation and heap per new workflow, zod shared or not
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -19,7 +20,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const BENCHMARKS = ['per-turn-overhead', 'throughput', 'recovery', 'history-growth', 'sandbox-overhead', 'stream-latency', 'fleet-chaos'];
+const BENCHMARKS = ['per-turn-overhead', 'throughput', 'recovery', 'history-growth', 'sandbox-overhead', 'stream-latency', 'fleet-chaos', 'workflow-start'];
 
 function main(): number {
   const { values } = parseArgs({ options: { only: { type: 'string' } } });

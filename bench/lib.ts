@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleSessionWorkflows } from '../src/worker/bundle';
 import type { CreateWorkerOptions } from '../src/worker/worker';
 import type { DevServer, DevServerOptions } from '../src/worker/dev-server';
 import type { ScriptedModel, ScriptedModelOptions } from '../src/testing/scripted-model';
@@ -175,8 +175,7 @@ export async function pool<T, R>(items: T[], n: number, fn: (item: T, i: number)
 
 /** The session workflow bundled once into `dir`, for worker processes (DURABLE_AGENT_WORKFLOW_BUNDLE). */
 export async function writeBundle(dir: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../src/workflows'),
+  const { code } = await bundleSessionWorkflows({
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
   });
   const file = path.join(dir, 'workflow-bundle.js');

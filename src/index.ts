@@ -33,6 +33,7 @@ export type { Options as QueryOptions } from './client/sdk-types';
 export { OPTION_SUPPORT } from './client/sdk-option-support';
 export type { OptionSupport } from './client/sdk-option-support';
 export { createWorker } from './worker/worker';
+export { bundleSessionWorkflows } from './worker/bundle';
 /** Payload encryption for library users; a prebuilt workflow bundle needs the failure converter path. */
 export { createPayloadCodecs, codecFromEnv, ENCRYPTING_FAILURE_CONVERTER_PATH } from './codec';
 export type { CodecOptions } from './codec';

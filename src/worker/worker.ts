@@ -25,6 +25,7 @@ import { liveServerOptionsFromEnv, startLiveServer, type LiveServer, type LiveSe
 import { PromptOffers, type PromptOfferStats } from '../activities/prompt-offers';
 import type { PromptSinks } from '../shared/prompt-offer';
 import { activityTracing, startTracing, telemetryFromEnv, workflowTracing, type TelemetryOptions } from './telemetry';
+import { PRELOADED_MODULES, WORKFLOWS_PATH } from './bundle';
 
 export interface CreateWorkerOptions {
   /** An existing connection; otherwise one is opened to `address`. */
@@ -212,7 +213,9 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
         ...common,
         taskQueue: queues.workflow,
         dataConverter: dataConverters.workflow,
-        ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+        ...(opts.workflowBundle
+          ? { workflowBundle: opts.workflowBundle }
+          : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: PRELOADED_MODULES } }),
         // When a worker dies holding sessions, their next workflow task (and the retried model
         // call's prompt query) waits on its sticky queue until this expires: keep it short so
         // recovery is bounded by the heartbeat timeout, not by the sticky wait (default 10 s).

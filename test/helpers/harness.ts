@@ -6,10 +6,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import type { PayloadCodec } from '@temporalio/common';
 import { DurableAgentClient, type SessionHandle } from '../../src/client/client';
 import type { AgentWorker, CreateWorkerOptions } from '../../src/worker/worker';
+import { bundleSessionWorkflows } from '../../src/worker/bundle';
 import type { RecordedRequest, ScenarioInput, ScriptedModel } from '../../src/testing/scripted-model';
 import { quietSdkLogs, startStack } from '../../src/testing/stack';
 import type { DevServerOptions } from '../../src/worker/dev-server';
@@ -36,8 +36,7 @@ export function workflowBundle(opts: { encryptFailures?: boolean } = {}): Promis
   if (!encryptFailures && file && existsSync(file)) return Promise.resolve({ code: readFileSync(file, 'utf8') });
   let bundle = bundles.get(encryptFailures);
   if (!bundle) {
-    bundle = bundleWorkflowCode({
-      workflowsPath: require.resolve('../../src/workflows'),
+    bundle = bundleSessionWorkflows({
       ...(encryptFailures ? { failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH } : {}),
       logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
     });
