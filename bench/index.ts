@@ -20,7 +20,16 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const BENCHMARKS = ['per-turn-overhead', 'throughput', 'recovery', 'history-growth', 'sandbox-overhead', 'stream-latency', 'fleet-chaos', 'workflow-start'];
+const BENCHMARKS = [
+  'per-turn-overhead',
+  'throughput',
+  'recovery',
+  'history-growth',
+  'sandbox-overhead',
+  'stream-latency',
+  'fleet-chaos',
+  'workflow-start',
+];
 
 function main(): number {
   const { values } = parseArgs({ options: { only: { type: 'string' } } });
