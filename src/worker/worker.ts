@@ -165,8 +165,8 @@ function checkBundleEncryptsFailures(bundle: NonNullable<CreateWorkerOptions['wo
   if (bundleEncryptsFailures(code)) return;
   throw new Error(
     'payloads are encrypted but the workflow bundle was built without the encrypting failure converter, so failures ' +
-      'raised by workflows would be stored in plaintext: build it with bundleWorkflowCode({ workflowsPath, ' +
-      'failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH }) (exported by durable-agent), or leave the bundle out',
+      'raised by workflows would be stored in plaintext: build it with bundleSessionWorkflows({ ' +
+      'failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH }) (both exported by durable-agent), or leave the bundle out',
   );
 }
 
