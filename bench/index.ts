@@ -10,6 +10,7 @@
  *   npx tsx bench/stream-latency.ts      6. live tokens: provider chunk → client, added latency
  *   npx tsx bench/fleet-chaos.ts         7. 100 jobs vs a rate-limited model, kills, a server restart
  *   npx tsx bench/workflow-start.ts      8. module evaluation and heap per new workflow, zod shared or not
+ *   npx tsx bench/replay.ts              9. replaying a 300-turn run: ours vs the bare loop
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
