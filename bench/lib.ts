@@ -9,7 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
-import { bundleSessionWorkflows } from '../src/worker/bundle';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleSessionWorkflows, WORKFLOWS_PATH } from '../src/worker/bundle';
 import type { CreateWorkerOptions } from '../src/worker/worker';
 import type { DevServer, DevServerOptions } from '../src/worker/dev-server';
 import type { ScriptedModel, ScriptedModelOptions } from '../src/testing/scripted-model';
@@ -173,11 +174,16 @@ export async function pool<T, R>(items: T[], n: number, fn: (item: T, i: number)
   return out;
 }
 
-/** The session workflow bundled once into `dir`, for worker processes (DURABLE_AGENT_WORKFLOW_BUNDLE). */
+/**
+ * The session workflow bundled once into `dir`, for worker processes (DURABLE_AGENT_WORKFLOW_BUNDLE).
+ * `BENCH_PLAIN_BUNDLE=1` builds it without the shared-library preload
+ * (ARCHITECTURE.md#shared-libraries), to compare a run with it against one without.
+ */
 export async function writeBundle(dir: string): Promise<string> {
-  const { code } = await bundleSessionWorkflows({
-    logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
-  });
+  const logger = { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never;
+  const { code } = process.env.BENCH_PLAIN_BUNDLE
+    ? await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger })
+    : await bundleSessionWorkflows({ logger });
   const file = path.join(dir, 'workflow-bundle.js');
   writeFileSync(file, code);
   return file;
