@@ -30,6 +30,7 @@ const BENCHMARKS = [
   'stream-latency',
   'fleet-chaos',
   'workflow-start',
+  'replay',
 ];
 
 function main(): number {

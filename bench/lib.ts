@@ -9,8 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { bundleSessionWorkflows, WORKFLOWS_PATH } from '../src/worker/bundle';
+import { bundleSessionWorkflows } from '../src/worker/bundle';
+import { bundleWithoutPreload, quietBundlerLogger } from '../src/testing/workflow-modules';
 import type { CreateWorkerOptions } from '../src/worker/worker';
 import type { DevServer, DevServerOptions } from '../src/worker/dev-server';
 import type { ScriptedModel, ScriptedModelOptions } from '../src/testing/scripted-model';
@@ -180,10 +180,9 @@ export async function pool<T, R>(items: T[], n: number, fn: (item: T, i: number)
  * (ARCHITECTURE.md#shared-libraries), to compare a run with it against one without.
  */
 export async function writeBundle(dir: string): Promise<string> {
-  const logger = { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never;
   const { code } = process.env.BENCH_PLAIN_BUNDLE
-    ? await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger })
-    : await bundleSessionWorkflows({ logger });
+    ? await bundleWithoutPreload()
+    : await bundleSessionWorkflows({ logger: quietBundlerLogger });
   const file = path.join(dir, 'workflow-bundle.js');
   writeFileSync(file, code);
   return file;

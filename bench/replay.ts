@@ -21,12 +21,12 @@ import type { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { turn } from '../src/testing/scripted-model';
 import { bundleSessionWorkflows } from '../src/worker/bundle';
+import { quietBundlerLogger } from '../src/testing/workflow-modules';
 import { bareActivities } from './bare/activities';
 import type { bareLoop } from './bare/workflows';
 import { load, machine, median, startBenchStack, table } from './lib';
 
 type History = temporal.api.history.v1.IHistory;
-const quiet = { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never;
 
 async function record(turns: number): Promise<{ ours: History; bare: History }> {
   const { stack, model, dir } = await startBenchStack({ worker: {} });
@@ -76,8 +76,8 @@ async function main(): Promise<void> {
   const loadBefore = load();
   const histories = await record(turns);
   const bundles = {
-    ours: await bundleSessionWorkflows({ logger: quiet }),
-    bare: await bundleWorkflowCode({ workflowsPath: require.resolve('./bare/workflows'), logger: quiet }),
+    ours: await bundleSessionWorkflows({ logger: quietBundlerLogger }),
+    bare: await bundleWorkflowCode({ workflowsPath: require.resolve('./bare/workflows'), logger: quietBundlerLogger }),
   };
   let promises = 0;
   const stopHook = promiseHooks.onInit(() => {

@@ -18,14 +18,12 @@
 import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { parseArgs } from 'node:util';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { bundleSessionWorkflows, WORKFLOWS_PATH } from '../src/worker/bundle';
-import { loadBundle, type LoadedBundle } from '../src/testing/workflow-modules';
+import { bundleSessionWorkflows } from '../src/worker/bundle';
+import { bundleWithoutPreload, loadBundle, quietBundlerLogger, type LoadedBundle } from '../src/testing/workflow-modules';
 import { load, machine, median, percentile, table } from './lib';
 
 setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
-const quiet = { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never;
 
 function measure(loaded: LoadedBundle, workflows: number) {
   for (let i = 0; i < 20; i++) loaded.startWorkflow(); // warm-up: compile, first-use paths
@@ -50,10 +48,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workflows: { type: 'string', default: '200' } } });
   const workflows = Number(values.workflows);
   const loadBefore = load();
-  const [withPreload, without] = await Promise.all([
-    bundleSessionWorkflows({ logger: quiet }),
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet }),
-  ]);
+  const [withPreload, without] = await Promise.all([bundleSessionWorkflows({ logger: quietBundlerLogger }), bundleWithoutPreload()]);
   const rows: string[][] = [['bundle', 'shared modules', 'modules per workflow', 'median ms', 'p90 ms', 'heap per workflow']];
   const results: Record<string, ReturnType<typeof measure>> = {};
   // Alternate, so drift on a busy machine hits both alike.

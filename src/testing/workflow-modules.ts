@@ -6,6 +6,23 @@
  * worker's bundle shares its libraries (ARCHITECTURE.md#shared-libraries).
  */
 import vm from 'node:vm';
+import { bundleWorkflowCode, type BundleOptions, type WorkflowBundle } from '@temporalio/worker';
+import { WORKFLOWS_PATH } from '../worker/bundle';
+
+/** A bundler logger that prints errors only (webpack's report would drown a test's or a benchmark's output). */
+export const quietBundlerLogger = {
+  info() {},
+  warn() {},
+  error: console.error,
+  debug() {},
+  trace() {},
+  log() {},
+} as unknown as NonNullable<BundleOptions['logger']>;
+
+/** The session workflows bundled without the shared-library preload, to compare the workers' bundle against. */
+export function bundleWithoutPreload(): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+}
 
 export interface LoadedBundle {
   /** Module ids in the shared cache. */

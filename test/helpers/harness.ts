@@ -10,6 +10,7 @@ import type { PayloadCodec } from '@temporalio/common';
 import { DurableAgentClient, type SessionHandle } from '../../src/client/client';
 import type { AgentWorker, CreateWorkerOptions } from '../../src/worker/worker';
 import { bundleSessionWorkflows } from '../../src/worker/bundle';
+import { quietBundlerLogger } from '../../src/testing/workflow-modules';
 import type { RecordedRequest, ScenarioInput, ScriptedModel } from '../../src/testing/scripted-model';
 import { quietSdkLogs, startStack } from '../../src/testing/stack';
 import type { DevServerOptions } from '../../src/worker/dev-server';
@@ -38,7 +39,7 @@ export function workflowBundle(opts: { encryptFailures?: boolean } = {}): Promis
   if (!bundle) {
     bundle = bundleSessionWorkflows({
       ...(encryptFailures ? { failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH } : {}),
-      logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
+      logger: quietBundlerLogger,
     });
     bundles.set(encryptFailures, bundle);
   }

@@ -7,11 +7,9 @@
  */
 import { tmpdir } from 'node:os';
 import { WorkflowFailedError } from '@temporalio/client';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { WORKFLOW_TYPE } from '../../src/shared/api';
 import { turn } from '../../src/testing/scripted-model';
-import { loadBundle } from '../../src/testing/workflow-modules';
-import { WORKFLOWS_PATH } from '../../src/worker/bundle';
+import { bundleWithoutPreload, loadBundle } from '../../src/testing/workflow-modules';
 import { useHarness, workflowBundle } from '../helpers/harness';
 
 const h = useHarness();
@@ -27,8 +25,7 @@ test('a new workflow evaluates none of zod, only our own modules; without the pr
     expect(modules).toEqual(expect.arrayContaining(['./src/workflows/session.ts', './src/shared/config.ts']));
   }
 
-  const logger = { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never;
-  const plain = loadBundle((await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger })).code);
+  const plain = loadBundle((await bundleWithoutPreload()).code);
   expect(plain.shared.filter(isZod)).toEqual([]);
   for (let i = 0; i < 2; i++) expect(Object.keys(plain.startWorkflow()).filter(isZod).length).toBeGreaterThan(5);
 }, 180_000);
