@@ -70,7 +70,9 @@ export class EndpointLimiter {
   blockedReason = '';
   private inFlight = 0;
   private starts: number[] = [];
-  private tokens: { at: number; n: number }[] = [];
+  private tokens: { at: number; n: number; forgotten?: boolean }[] = [];
+  /** The sum of `tokens[].n`, kept as entries come and go (a check must not walk a minute of calls). */
+  private tokensInWindow = 0;
   private wakers = new Set<() => void>();
   /** Calls held back so far, and 429/529 answers seen (for benchmarks and logs). */
   readonly stats = { waits: 0, limited: 0, calls: 0 };
@@ -107,7 +109,7 @@ export class EndpointLimiter {
     if (maxConcurrent && this.inFlight >= maxConcurrent) {
       return { reason: 'max_concurrent', delayMs: 0, message: `${this.inFlight} model calls in flight (cap ${maxConcurrent})` };
     }
-    this.starts = this.starts.filter((t) => t > nowMs - MINUTE);
+    this.forgetBefore(nowMs - MINUTE);
     if (requestsPerMinute && this.starts.length >= requestsPerMinute) {
       return {
         reason: 'requests_per_minute',
@@ -115,8 +117,7 @@ export class EndpointLimiter {
         message: `${this.starts.length} requests in the last minute (cap ${requestsPerMinute})`,
       };
     }
-    this.tokens = this.tokens.filter((t) => t.at > nowMs - MINUTE);
-    const used = this.tokens.reduce((n, t) => n + t.n, 0);
+    const used = this.tokensInWindow;
     if (tokensPerMinute && used > 0 && used + estTokens > tokensPerMinute) {
       return {
         reason: 'tokens_per_minute',
@@ -125,6 +126,16 @@ export class EndpointLimiter {
       };
     }
     return undefined;
+  }
+
+  /** Drop the calls that started before `cutoffMs` (both lists are in start order). */
+  private forgetBefore(cutoffMs: number): void {
+    while (this.starts.length > 0 && this.starts[0]! <= cutoffMs) this.starts.shift();
+    while (this.tokens.length > 0 && this.tokens[0]!.at <= cutoffMs) {
+      const gone = this.tokens.shift()!;
+      gone.forgotten = true;
+      this.tokensInWindow -= gone.n;
+    }
   }
 
   /**
@@ -152,14 +163,19 @@ export class EndpointLimiter {
     this.inFlight++;
     this.stats.calls++;
     this.starts.push(now);
-    const entry = { at: now, n: estTokens };
+    const entry: { at: number; n: number; forgotten?: boolean } = { at: now, n: estTokens };
     this.tokens.push(entry);
+    this.tokensInWindow += estTokens;
     let released = false;
     return (usedTokens) => {
       if (released) return;
       released = true;
       this.inFlight--;
-      if (usedTokens !== undefined) entry.n = usedTokens;
+      if (usedTokens !== undefined) {
+        // Still in the window: the sum follows the correction (an entry already forgotten is not counted).
+        if (!entry.forgotten) this.tokensInWindow += usedTokens - entry.n;
+        entry.n = usedTokens;
+      }
       for (const w of [...this.wakers]) w();
     };
   }

@@ -55,6 +55,19 @@ test('caps: concurrent calls, requests and tokens per rolling minute', async () 
   (await tpm.acquire(90))(80);
   expect(tpm.check(30)).toMatchObject({ reason: 'tokens_per_minute' });
   expect(tpm.check(20)).toBeUndefined();
+  // A minute on, both windows are empty.
+  const later = Date.now() + 61_000;
+  expect(rpm.check(1, later)).toBeUndefined();
+  expect(tpm.check(100, later)).toBeUndefined();
+
+  // A call released after its minute has passed corrects nothing in the new window.
+  const slow = new EndpointLimiter('k', { tokensPerMinute: 100 });
+  const releaseSlow = await slow.acquire(90);
+  expect(slow.check(100, Date.now() + 61_000)).toBeUndefined();
+  releaseSlow(95);
+  (await slow.acquire(90))();
+  expect(slow.check(10)).toBeUndefined();
+  expect(slow.check(11)).toMatchObject({ reason: 'tokens_per_minute' });
 });
 
 test('a waiting acquire says why once, and goes when the slot frees', async () => {
