@@ -7,6 +7,7 @@ import type { ModelActivities, ToolActivities } from '../shared/activities';
 import type { RunToolInput, ToolOutcome } from '../shared/tools';
 import { createModelActivities, type ModelDeps } from './model';
 import { heartbeatEveryMs } from './heartbeat';
+import { leaveStickyQueueOfPreviousAttempt, withWorkerProcess } from './sticky';
 import { defaultToolOps, type ToolOps, type ToolRegistry } from './tools';
 
 export interface ActivityDeps {
@@ -28,10 +29,13 @@ export function createToolActivities(registry: ToolRegistry, ops?: ToolOps): Too
       // Heartbeat details are last-writer-wins: keep re-sending what the tool last reported
       // (Bash records that it started, which a retried attempt needs to see — ARCHITECTURE.md#side-effects-reported-as-unknown).
       let details: unknown;
+      // Each beat names this process (sticky.ts): a retry in another process then knows to leave
+      // the sticky queue of a worker that may be dead, so the turn is recorded without waiting on it.
       const heartbeat = (d?: unknown) => {
         if (d !== undefined) details = d;
-        ctx.heartbeat(details);
+        ctx.heartbeat(withWorkerProcess(details));
       };
+      await leaveStickyQueueOfPreviousAttempt();
       const ticker = setInterval(() => heartbeat(), heartbeatEveryMs());
       try {
         return await registry.run(input, {

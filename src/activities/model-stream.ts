@@ -14,6 +14,7 @@ import type { Usage } from '../shared/messages';
 import { costOf, DEFAULT_CONTEXT_WINDOW, lookupPrice, type PricingTable } from '../shared/pricing';
 import { mapFinishReason, type PartialToolCall } from './chat-format';
 import { keepAlive, watchStream } from './heartbeat';
+import { withWorkerProcess } from './sticky';
 import type { LiveHub } from './live/hub';
 import { LiveTap } from './live/tap';
 import { classifyModelError, expectedBackoffMs } from './model-errors';
@@ -97,7 +98,8 @@ export async function streamModelCall(client: OpenAI, deps: ModelDeps, call: Mod
   // Live tokens (ARCHITECTURE.md#live-tokens): every heartbeat of the attempt, the first included,
   // names its stream, so the session's clients find it through `describe`.
   const tap = call.live ? LiveTap.open(deps.live, call.model) : undefined;
-  const details = (phase: string) => tap?.details(phase) ?? { phase };
+  // Each names this process too: a retry elsewhere knows the session's sticky queue may be dead (sticky.ts).
+  const details = (phase: string) => withWorkerProcess(tap?.details(phase) ?? { phase });
   // Beat while the prompt is read too: after a worker crash that query can wait on the server
   // for the session's workflow task, and a silent attempt would be timed out.
   const stop = keepAlive(details(call.phases.reading), deps.heartbeatEveryMs);

@@ -7,6 +7,7 @@ import { promptQuery, type PromptPage } from '../shared/api';
 import type { Message } from '../shared/messages';
 import type { PromptOffers } from './prompt-offers';
 import type { ToolSpec } from '../shared/tools';
+import { leaveStickyQueueOfPreviousAttempt } from './sticky';
 
 /** Per query answer; the workflow also caps a page at 1 MiB (a query answer is one payload). */
 const PAGE_BYTES = 1024 * 1024;
@@ -36,6 +37,8 @@ export async function readPrompt(input: PromptRef, offers?: PromptOffers): Promi
     const offer = offers.take({ runId: input.runId, upTo: input.upTo, withTools: input.withTools, promptSeq: input.promptSeq });
     if (offer) return { system: offer.system, tools: offer.tools, messages: offer.messages, lastSeq: offer.lastSeq };
   }
+  // A retry after the previous attempt's worker died: ask the shared queue, not the dead worker's.
+  await leaveStickyQueueOfPreviousAttempt();
   return queryPrompt(input);
 }
 

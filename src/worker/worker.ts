@@ -216,10 +216,12 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
         ...(opts.workflowBundle
           ? { workflowBundle: opts.workflowBundle }
           : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: PRELOADED_MODULES } }),
-        // When a worker dies holding sessions, their next workflow task (and the retried model
-        // call's prompt query) waits on its sticky queue until this expires: keep it short so
-        // recovery is bounded by the heartbeat timeout, not by the sticky wait (default 10 s).
-        stickyQueueScheduleToStartTimeout: '1s',
+        // How long the server keeps a session's task for this worker before it goes to the shared
+        // queue and is replayed elsewhere. Short, it costs a busy worker its cache (at 1 s, a
+        // saturated worker lost a task in six to it, each then replayed from the whole history);
+        // after a crash the retried call clears the dead worker's stickiness instead
+        // (src/activities/sticky.ts), so recovery does not wait for this (ARCHITECTURE.md#recovery).
+        stickyQueueScheduleToStartTimeout: '10s',
         sinks: { ...sinks, ...(traced?.sinks ?? {}) },
         ...(traced && !opts.workflowBundle ? { interceptors: { workflowModules: traced.workflowModules } } : {}),
         ...opts.tuning?.workflow,

@@ -68,7 +68,23 @@ test('Bash commands whose worker is SIGKILLed mid-command are reported as unknow
   const report = await Promise.all(sessions.map((s) => outcome(s.ws, s.handle)));
   expect(report).toEqual(sessions.map((s) => `${s.handle.sessionId}: ran 1×, finished false, result unknown-outcome`));
   expect(c.kills.map((k) => k.point)).toEqual(['mid-bash']);
+  // The retried call ran on the other worker and cleared the session's stickiness first
+  // (src/activities/sticky.ts): the workflow task that records its result goes to the shared
+  // queue, not to the dead worker's sticky queue to wait out the sticky timeout there.
+  const queues = await Promise.all(sessions.map((s) => queueAfterRetriedTool(s.handle)));
+  expect(queues).toEqual(sessions.map((s) => `${s.handle.sessionId}: normal`));
 });
+
+/** The kind of queue of the workflow task scheduled right after the session's retried `runTool` completed. */
+async function queueAfterRetriedTool(handle: SessionHandle): Promise<string> {
+  const events = (await handle.workflow.fetchHistory()).events ?? [];
+  const retried = events.findIndex((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1);
+  const done = events.findIndex((e, i) => i > retried && e.activityTaskCompletedEventAttributes);
+  const next = events.slice(done + 1).find((e) => e.workflowTaskScheduledEventAttributes);
+  const kind = next?.workflowTaskScheduledEventAttributes?.taskQueue?.kind;
+  const name = kind === 1 ? 'normal' : kind === 2 ? 'sticky' : `none (retried at ${retried}, completed at ${done})`;
+  return `${handle.sessionId}: ${retried < 0 ? 'no retried attempt' : name}`;
+}
 
 test('the attempt journal alone stops a rerun when the "started" heartbeat never reached the server', async () => {
   c.addScenario({ name: 'bash-journal', turns: [turn.tool('Bash', { command: COMMAND }), turn.text('done')] });

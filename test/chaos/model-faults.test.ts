@@ -227,8 +227,9 @@ test('errors that cannot succeed end the session with an error result that says 
 
 test('a model call retried after its worker died is not timed out again while it reads its prompt', async () => {
   // The worker that died held the session's workflow too, so the retry's `prompt` query waits
-  // for the server to give up on that worker's sticky queue (3 s, a worker option). The retry
-  // must stay alive meanwhile. Without heartbeats a 1 s heartbeat timeout kills it and the next
+  // for another worker to load the session (after clearing the dead worker's sticky queue,
+  // src/activities/sticky.ts: without that, for the sticky timeout as well). The retry must stay
+  // alive meanwhile. Without heartbeats a 1 s heartbeat timeout kills it and the next
   // attempts in turn, each still calling the provider once its query returns: four attempts and
   // four provider calls for one turn. One attempt lost to a loaded machine is allowed.
   await c.spawn(0);
