@@ -143,7 +143,7 @@ class Session implements SessionControl {
       const woke = await condition(() => state.inbox.length > 0 || state.closed || this.shouldContinueAsNew(), state.config.idleTimeoutMs);
       if (!woke || (state.closed && state.inbox.length === 0)) return false;
       if (state.inbox.length > 0) break;
-      await this.continueAsNewIfDue();
+      if (this.shouldContinueAsNew()) await continueAsNewNow(this.contextDeps());
     }
     state.awaitingInput = false;
     state.interrupted = false;
@@ -160,8 +160,12 @@ class Session implements SessionControl {
       const stop = beforeModelCall(this.turnFacts());
       if (stop === 'max_turns' && state.config.finalSummary) await writeFinalSummary(this.modelDeps());
       if (stop) return stop;
-      await this.continueAsNewIfDue();
-      await this.applySteers();
+      // Between model calls only: never while a handler runs, never mid-tool. (Checked inline: each
+      // async step a turn goes through costs the SDK a promise and a captured stack trace.)
+      if (this.shouldContinueAsNew()) await continueAsNewNow(this.contextDeps());
+      // Steers sent while the turn runs reach the model before its next call, after the current tool results.
+      const steer = takeSteers(state, this.log);
+      if (steer !== null) await this.inTurn(() => submitPrompt(this.hookDeps(), steer));
       const reply = await this.modelStep();
       if (typeof reply === 'string') return reply;
 
@@ -206,12 +210,6 @@ class Session implements SessionControl {
     };
   }
 
-  /** Steers sent while the turn runs reach the model before its next call, after the current tool results. */
-  private async applySteers(): Promise<void> {
-    const text = takeSteers(this.state, this.log);
-    if (text !== null) await this.inTurn(() => submitPrompt(this.hookDeps(), text));
-  }
-
   /** SessionEnd hooks run even when the session was cancelled: they are its last word. */
   private async end(result: ResultMessage, reason: string): Promise<ResultMessage> {
     await CancellationScope.nonCancellable(() => fireHooks(this.hookDeps(), 'SessionEnd', undefined, { reason }));
@@ -240,7 +238,8 @@ class Session implements SessionControl {
     const { state, log } = this;
     let reply: AssistantReply;
     try {
-      await this.inTurn(() => context.beforeModelCall(this.contextDeps()));
+      const compaction = context.beforeModelCall(this.contextDeps());
+      if (compaction) await this.inTurn(compaction);
       reply = await this.inTurn(() => callModelCompactingOnOverflow(this.modelDeps()));
     } catch (e) {
       if (isCancellation(e)) return state.interrupted ? 'interrupted' : 'aborted';
@@ -337,11 +336,6 @@ class Session implements SessionControl {
 
   private shouldContinueAsNew(): boolean {
     return continueAsNewDue(this.state.config.continueAsNewEveryTurns, this.turnsThisRun);
-  }
-
-  /** Between model calls only: never while a handler runs, never mid-tool. */
-  private async continueAsNewIfDue(): Promise<void> {
-    if (this.shouldContinueAsNew()) await continueAsNewNow(this.contextDeps());
   }
 
   private finish(exit: ExitReason): ResultMessage {

@@ -35,24 +35,35 @@ export interface ContextDeps {
 export const CUT_OFF_NOTICE =
   'Your previous response was cut off at the output token limit. Continue from where it stopped, in smaller steps.';
 
-/** Before a model call: trim old tool output, compact if the context is near the window, deliver notices. */
-export async function beforeModelCall(deps: ContextDeps): Promise<void> {
+/**
+ * Before a model call: trim old tool output and deliver notices. When the context is near the
+ * window, returns the compaction to run first (in the turn's cancellation scope), which delivers
+ * the notices after it. Most turns need none, and then no scope or promise is made for this step:
+ * the SDK captures a stack trace for every promise a workflow creates (docs/ARCHITECTURE.md#the-turn).
+ */
+export function beforeModelCall(deps: ContextDeps): (() => Promise<void>) | undefined {
   const { state, log } = deps;
   const settings = compactionSettings(state);
-  try {
-    if (settings.toolResultBudgetChars > 0) {
-      const trimmed = trimOldToolResults(state.messages, {
-        budgetChars: settings.toolResultBudgetChars,
-        keepRecent: settings.keepRecentToolResultTurns,
-      });
-      if (trimmed.trimmed > 0) state.messages = trimmed.messages;
-    }
-    if (isContextNearlyFull(state)) await compact(deps, settings, 'auto');
-  } catch (e) {
-    if (isCancellation(e) || !(e instanceof ActivityFailure)) throw e;
-    log.emit({ type: 'system', subtype: 'warning', message: `Compaction failed; continuing without it: ${describeModelFailure(e)}` });
+  if (settings.toolResultBudgetChars > 0) {
+    const trimmed = trimOldToolResults(state.messages, {
+      budgetChars: settings.toolResultBudgetChars,
+      keepRecent: settings.keepRecentToolResultTurns,
+    });
+    if (trimmed.trimmed > 0) state.messages = trimmed.messages;
   }
-  deliverNotices(state);
+  if (!isContextNearlyFull(state)) {
+    deliverNotices(state);
+    return undefined;
+  }
+  return async () => {
+    try {
+      await compact(deps, settings, 'auto');
+    } catch (e) {
+      if (isCancellation(e) || !(e instanceof ActivityFailure)) throw e;
+      log.emit({ type: 'system', subtype: 'warning', message: `Compaction failed; continuing without it: ${describeModelFailure(e)}` });
+    }
+    deliverNotices(state);
+  };
 }
 
 /**
