@@ -8,6 +8,9 @@ import { Context } from '@temporalio/activity';
 
 const DEFAULT_EVERY_MS = 2_000;
 
+/** While chunks stream in with unchanged details, beat at most this often from them. */
+const CHUNK_BEAT_EVERY_MS = 500;
+
 /** Beat at least four times per heartbeat timeout, and at most every `maxEveryMs`. */
 export function heartbeatEveryMs(maxEveryMs = DEFAULT_EVERY_MS): number {
   const timeout = Context.current().info.heartbeatTimeoutMs;
@@ -42,6 +45,8 @@ export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: 
   const onCancel = () => abort.abort(ctx.cancellationSignal.reason);
   ctx.cancellationSignal.addEventListener('abort', onCancel);
   let lastChunkAt = Date.now();
+  let lastBeat: unknown;
+  let lastBeatAt = 0;
   let stalled = false;
   const ticker = setInterval(() => {
     if (Date.now() - lastChunkAt > opts.idleMs) {
@@ -55,7 +60,14 @@ export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: 
     signal: abort.signal,
     onChunk(details) {
       lastChunkAt = Date.now();
-      ctx.heartbeat(details ?? { ...opts.extra, phase: opts.phase });
+      // New details go at once (the first chunk says the stream began); the same details again
+      // only after a quiet spell. The SDK would throttle them anyway, but only after each passed
+      // through its pipeline, and a provider can send hundreds of chunks a second.
+      const beat = details ?? { ...opts.extra, phase: opts.phase };
+      if (beat === lastBeat && lastChunkAt - lastBeatAt < CHUNK_BEAT_EVERY_MS) return;
+      lastBeat = beat;
+      lastBeatAt = lastChunkAt;
+      ctx.heartbeat(beat);
     },
     stallError: () =>
       stalled ? new Error(`the model sent nothing for ${Math.round(opts.idleMs / 1000)} s; the request was abandoned`) : undefined,
