@@ -8,9 +8,10 @@
  *
  *   npx tsx bench/replay.ts [--turns 300] [--rounds 3]
  *
- * Also printed: promises created per turn during the replay (all of this process's, so the SDK's
- * own are on both sides): the SDK's promise hook captures a stack trace for each one created in
- * workflow code (ARCHITECTURE.md#shared-libraries says where the other per-workflow costs go).
+ * Also printed: promises created in workflow code per turn during the replay (those of the
+ * workflow's own realm, whose Promise is not this process's): the SDK's promise hook captures a
+ * stack trace for each (ARCHITECTURE.md#the-turn; ARCHITECTURE.md#shared-libraries says where the
+ * other per-workflow costs go).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -80,8 +81,8 @@ async function main(): Promise<void> {
     bare: await bundleWorkflowCode({ workflowsPath: require.resolve('./bare/workflows'), logger: quietBundlerLogger }),
   };
   let promises = 0;
-  const stopHook = promiseHooks.onInit(() => {
-    promises++;
+  const stopHook = promiseHooks.onInit((promise) => {
+    if ((promise as Promise<unknown>).constructor !== Promise) promises++;
   });
   const ms = { ours: [] as number[], bare: [] as number[] };
   const perTurnPromises = { ours: [] as number[], bare: [] as number[] };

@@ -15,12 +15,15 @@
  * and the moment the first one finishes (steady state: all sessions live); the end-to-end rate
  * (all turns ÷ first start to last finish) is printed beside it. Both workers run with their
  * concurrency raised to fit (SDK defaults: 100 activity slots, 40 workflow-task slots) — see
- * tuningFor. Targets: ours ≥ 0.9 × bare at 500 and 1,000 sessions.
+ * tuningFor. Targets: ours ≥ 0.9 × bare at 500 and 1,000 sessions. Also counted, from a sample of
+ * histories: workflow tasks that waited out the sticky timeout on a saturated worker (each is then
+ * replayed from the whole history elsewhere — ARCHITECTURE.md#recovery).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import type { SessionHandle } from '../src/client/client';
 import { turn } from '../src/testing/scripted-model';
 import type { CreateWorkerOptions } from '../src/worker/worker';
@@ -54,6 +57,11 @@ export function tuningFor(sessions: number): NonNullable<CreateWorkerOptions['tu
 }
 
 type Loop = 'ours' | 'bare';
+type HistoryFetch = () => Promise<temporal.api.history.v1.IHistory>;
+
+/** Histories read after each run to count sticky timeouts (a sample: reading 1,000 takes a while). */
+const HISTORY_SAMPLE = 100;
+const SCHEDULE_TO_START = temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
 
 interface Run {
   loop: Loop;
@@ -65,6 +73,8 @@ interface Run {
   peakRss: number;
   cpu: { worker: number; server: number; bench: number };
   failed: number;
+  /** Workflow tasks that waited out the sticky timeout (then went to the shared queue, replayed), per session, from a sample of histories. */
+  stickyTimeoutsPerSession: number;
 }
 
 interface Level {
@@ -110,7 +120,7 @@ export async function throughput(opts: {
     loop: Loop,
     sessions: number,
     worker: BenchWorker,
-    startAll: () => Promise<(() => Promise<boolean>)[]>,
+    startAll: () => Promise<{ waits: (() => Promise<boolean>)[]; histories: HistoryFetch[] }>,
     starts: () => number[],
   ): Promise<Run> {
     await worker.ready;
@@ -130,7 +140,7 @@ export async function throughput(opts: {
       bench: process.cpuUsage(),
     });
     const tStart = Date.now();
-    const waits = await startAll();
+    const { waits, histories } = await startAll();
     const tAllStarted = Date.now();
     const cpu0 = cpuNow();
     let tFirstDone = Infinity;
@@ -151,8 +161,13 @@ export async function throughput(opts: {
     const inWindow = all.filter((t) => t >= tAllStarted && t <= tFirstDone).length;
     const c1 = cpuAtFirstDone!;
     const share = (a: number, b: number) => (windowMs > 0 ? (b - a) / windowMs : NaN);
+    const sample = histories.slice(0, HISTORY_SAMPLE);
+    const timeouts = await pool(sample, 20, async (fetch) =>
+      ((await fetch()).events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes?.timeoutType === SCHEDULE_TO_START).length,
+    );
     const run: Run = {
       loop,
+      stickyTimeoutsPerSession: timeouts.reduce((a, b) => a + b, 0) / Math.max(1, sample.length),
       sessions,
       steadyTurnsPerS: windowMs > 0 ? inWindow / (windowMs / 1000) : NaN,
       endToEndTurnsPerS: all.length / ((tEnd - tStart) / 1000),
@@ -187,7 +202,10 @@ export async function throughput(opts: {
           const handles: SessionHandle[] = await pool(Array.from({ length: sessions }), 50, () =>
             client.start({ prompt: '[scenario:load] Read the notes.', cwd: ws, permissionMode: 'bypassPermissions' }),
           );
-          return handles.map((h) => async () => (await h.result()).subtype === 'success');
+          return {
+            waits: handles.map((h) => async () => (await h.result()).subtype === 'success'),
+            histories: handles.map((h) => () => h.workflow.fetchHistory()),
+          };
         },
         () => [...arrivals],
       );
@@ -212,7 +230,10 @@ export async function throughput(opts: {
               args: [opts.turns, false, opts.latencyMs],
             }),
           );
-          return handles.map((h) => async () => (await h.result()) === opts.turns);
+          return {
+            waits: handles.map((h) => async () => (await h.result()) === opts.turns),
+            histories: handles.map((h) => () => h.fetchHistory()),
+          };
         },
         () => JSON.parse(readFileSync(startsFile, 'utf8')) as number[],
       );
@@ -241,6 +262,7 @@ export async function throughput(opts: {
         'worker RSS idle→peak',
         'RSS/live session',
         'CPU worker/server/bench',
+        'sticky timeouts/session',
         'failed',
       ],
       ...levels.flatMap((l) =>
@@ -256,6 +278,7 @@ export async function throughput(opts: {
           `${mib(r.idleRss)} → ${mib(r.peakRss)}`,
           `${((r.peakRss - r.idleRss) / r.sessions / 1024).toFixed(0)} KiB`,
           `${pct(r.cpu.worker)} / ${pct(r.cpu.server)} / ${pct(r.cpu.bench)}`,
+          r.stickyTimeoutsPerSession.toFixed(2),
           r.failed,
         ]),
       ),
@@ -268,6 +291,7 @@ export async function throughput(opts: {
     console.log(`target ours ≥ 0.90× bare at ${n} sessions: ${r >= 0.9 ? 'met' : 'NOT met'} (${r.toFixed(2)}×)`);
   }
   console.log('CPU: share of one core over the steady window (200% = both cores); server n/a when it is not ours.');
+  console.log(`sticky timeouts: workflow tasks per session (first ${HISTORY_SAMPLE} sessions) that waited out the worker's sticky timeout and were replayed from the shared queue.`);
   return levels;
 }
 
