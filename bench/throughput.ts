@@ -162,8 +162,11 @@ export async function throughput(opts: {
     const c1 = cpuAtFirstDone!;
     const share = (a: number, b: number) => (windowMs > 0 ? (b - a) / windowMs : NaN);
     const sample = histories.slice(0, HISTORY_SAMPLE);
-    const timeouts = await pool(sample, 20, async (fetch) =>
-      ((await fetch()).events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes?.timeoutType === SCHEDULE_TO_START).length,
+    const timeouts = await pool(
+      sample,
+      20,
+      async (fetch) =>
+        ((await fetch()).events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes?.timeoutType === SCHEDULE_TO_START).length,
     );
     const run: Run = {
       loop,
@@ -291,7 +294,9 @@ export async function throughput(opts: {
     console.log(`target ours ≥ 0.90× bare at ${n} sessions: ${r >= 0.9 ? 'met' : 'NOT met'} (${r.toFixed(2)}×)`);
   }
   console.log('CPU: share of one core over the steady window (200% = both cores); server n/a when it is not ours.');
-  console.log(`sticky timeouts: workflow tasks per session (first ${HISTORY_SAMPLE} sessions) that waited out the worker's sticky timeout and were replayed from the shared queue.`);
+  console.log(
+    `sticky timeouts: workflow tasks per session (first ${HISTORY_SAMPLE} sessions) that waited out the worker's sticky timeout and were replayed from the shared queue.`,
+  );
   return levels;
 }
 
