@@ -44,6 +44,8 @@ export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: 
   const abort = new AbortController();
   const onCancel = () => abort.abort(ctx.cancellationSignal.reason);
   ctx.cancellationSignal.addEventListener('abort', onCancel);
+  // The same object every time: a chunk beats at once only when its details change.
+  const waitingDetails = { ...opts.extra, phase: opts.phase };
   let lastChunkAt = Date.now();
   let lastBeat: unknown;
   let lastBeatAt = 0;
@@ -54,7 +56,7 @@ export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: 
       abort.abort(new Error('stalled'));
       return;
     }
-    ctx.heartbeat({ ...opts.extra, phase: opts.phase });
+    ctx.heartbeat(waitingDetails);
   }, heartbeatEveryMs(opts.maxEveryMs));
   return {
     signal: abort.signal,
@@ -63,7 +65,7 @@ export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: 
       // New details go at once (the first chunk says the stream began); the same details again
       // only after a quiet spell. The SDK would throttle them anyway, but only after each passed
       // through its pipeline, and a provider can send hundreds of chunks a second.
-      const beat = details ?? { ...opts.extra, phase: opts.phase };
+      const beat = details ?? waitingDetails;
       if (beat === lastBeat && lastChunkAt - lastBeatAt < CHUNK_BEAT_EVERY_MS) return;
       lastBeat = beat;
       lastBeatAt = lastChunkAt;

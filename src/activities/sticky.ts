@@ -11,16 +11,16 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 
 /** This worker process, as named in the heartbeat details of its model and tool calls. */
-export const WORKER_PROCESS = randomUUID();
+const WORKER_PROCESS = randomUUID();
 
-/** Heartbeat details carrying the process that sent them (objects only; anything else is wrapped). */
-export function withWorkerProcess<T>(details: T): T & { worker: string } {
+/** Heartbeat details carrying the process that sent them (an object's fields are kept; anything else is dropped). */
+export function withWorkerProcess(details: unknown): Record<string, unknown> {
   const base = details !== null && typeof details === 'object' && !Array.isArray(details) ? details : {};
-  return { ...(base as T), worker: WORKER_PROCESS };
+  return { ...base, worker: WORKER_PROCESS };
 }
 
 /** Did the previous attempt of this activity run in another process (or say nothing of where it ran)? */
-export function previousAttemptElsewhere(): boolean {
+function previousAttemptElsewhere(): boolean {
   const info = Context.current().info;
   if (info.attempt <= 1) return false;
   const previous = info.heartbeatDetails as { worker?: unknown } | undefined;
@@ -31,19 +31,16 @@ export function previousAttemptElsewhere(): boolean {
  * Clear the session's sticky queue when the previous attempt ran elsewhere. Best effort: a
  * failure here only means the old wait for the sticky timeout; it is never the call's failure.
  */
-export async function leaveStickyQueueOfPreviousAttempt(): Promise<boolean> {
-  if (!previousAttemptElsewhere()) return false;
+export async function leaveStickyQueueOfPreviousAttempt(): Promise<void> {
   const ctx = Context.current();
   const execution = ctx.info.workflowExecution;
-  if (!execution) return false;
+  if (!execution || !previousAttemptElsewhere()) return;
   try {
     await ctx.client.workflowService.resetStickyTaskQueue({
       namespace: ctx.info.namespace,
       execution: { workflowId: execution.workflowId, runId: execution.runId },
     });
-    return true;
   } catch (err) {
     ctx.log.warn('could not clear the session sticky queue before a retry', { error: String(err) });
-    return false;
   }
 }

@@ -218,7 +218,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
           : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: PRELOADED_MODULES } }),
         // How long the server keeps a session's task for this worker before it goes to the shared
         // queue and is replayed elsewhere. Short, it costs a busy worker its cache (at 1 s, a
-        // saturated worker lost a task in six to it, each then replayed from the whole history);
+        // saturated worker lost about one task in five to it, each then replayed from the whole history);
         // after a crash the retried call clears the dead worker's stickiness instead
         // (src/activities/sticky.ts), so recovery does not wait for this (ARCHITECTURE.md#recovery).
         stickyQueueScheduleToStartTimeout: '10s',
