@@ -193,6 +193,8 @@ export interface BenchWorker {
   ready: Promise<void>;
   /** SIGTERM and wait for the exit. */
   stop(): Promise<void>;
+  /** All it wrote on stderr so far. */
+  stderr(): string;
 }
 
 /** bench/worker-process.ts (or `script`, e.g. the bare loop's) in its own process, so its RSS and CPU are its own. */
@@ -218,8 +220,8 @@ export function spawnBenchWorker(opts: {
     stdio: ['ignore', 'inherit', 'pipe'],
   });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let out = '';
   const ready = new Promise<void>((resolve, reject) => {
-    let out = '';
     child.stderr!.on('data', (b: Buffer) => {
       out += b.toString();
       if (/^ready$/m.test(out)) resolve();
@@ -230,6 +232,7 @@ export function spawnBenchWorker(opts: {
   return {
     pid: child.pid!,
     ready,
+    stderr: () => out,
     async stop() {
       child.kill('SIGTERM');
       const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);

@@ -73,6 +73,8 @@ interface Run {
   peakRss: number;
   cpu: { worker: number; server: number; bench: number };
   failed: number;
+  /** Model calls that read their prompt by query instead of taking the offer (ours only; ARCHITECTURE.md#prompt-offer). */
+  promptsByQuery?: number;
   /** Workflow tasks that waited out the sticky timeout (then went to the shared queue, replayed), per session, from a sample of histories. */
   stickyTimeoutsPerSession: number;
 }
@@ -156,6 +158,7 @@ export async function throughput(opts: {
     const tEnd = Date.now();
     clearInterval(sampler);
     await worker.stop();
+    const offers = /^prompt-offers (\{.*\})$/m.exec(worker.stderr());
     const all = starts();
     const windowMs = tFirstDone - tAllStarted;
     const inWindow = all.filter((t) => t >= tAllStarted && t <= tFirstDone).length;
@@ -183,6 +186,7 @@ export async function throughput(opts: {
         bench: share((cpu0.bench.user + cpu0.bench.system) / 1000, (c1.bench.user + c1.bench.system) / 1000),
       },
       failed,
+      ...(offers ? { promptsByQuery: all.length - ((JSON.parse(offers[1]!) as { taken?: number }).taken ?? 0) } : {}),
     };
     console.error(
       `[throughput] ${loop} ${sessions} sessions: ${run.steadyTurnsPerS.toFixed(1)} turns/s steady, ${run.endToEndTurnsPerS.toFixed(1)} end to end`,
@@ -266,6 +270,7 @@ export async function throughput(opts: {
         'RSS/live session',
         'CPU worker/server/bench',
         'sticky timeouts/session',
+        'prompts by query',
         'failed',
       ],
       ...levels.flatMap((l) =>
@@ -282,6 +287,7 @@ export async function throughput(opts: {
           `${((r.peakRss - r.idleRss) / r.sessions / 1024).toFixed(0)} KiB`,
           `${pct(r.cpu.worker)} / ${pct(r.cpu.server)} / ${pct(r.cpu.bench)}`,
           r.stickyTimeoutsPerSession.toFixed(2),
+          r.promptsByQuery ?? '',
           r.failed,
         ]),
       ),
@@ -296,6 +302,9 @@ export async function throughput(opts: {
   console.log('CPU: share of one core over the steady window (200% = both cores); server n/a when it is not ours.');
   console.log(
     `sticky timeouts: workflow tasks per session (first ${HISTORY_SAMPLE} sessions) that waited out the worker's sticky timeout and were replayed from the shared queue.`,
+  );
+  console.log(
+    'prompts by query: model calls that found no prompt offered in their process and read it by query (ARCHITECTURE.md#prompt-offer).',
   );
   return levels;
 }

@@ -2,7 +2,8 @@
  * A worker process for the benchmarks: `createWorker` with tuning passed as JSON in
  * BENCH_WORKER_TUNING (the CLI worker takes no tuning flags), the workflow bundle from
  * DURABLE_AGENT_WORKFLOW_BUNDLE, the model endpoint from OPENAI_BASE_URL. Prints "ready" on
- * stderr once polling; SIGTERM stops it.
+ * stderr once polling; SIGTERM stops it, and it prints how many prompts its model calls took
+ * from offers (`prompt-offers {"offered":…,"taken":…}`, ARCHITECTURE.md#prompt-offer).
  */
 import { createWorker, type CreateWorkerOptions } from '../src/worker/worker';
 import { quietRuntime } from './lib';
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => worker.shutdown());
   console.error('ready');
   await worker.run();
+  console.error(`prompt-offers ${JSON.stringify(worker.promptOffers ?? {})}`);
   await worker.connection.close();
 }
 
