@@ -87,6 +87,13 @@ const MUTATIONS: Mutation[] = [
     to: 'f.costUsd > f.maxBudgetUsd',
     tests: ['test/unit/turn-exits.test.ts', 'test/unit/turn.test.ts'],
   },
+  {
+    name: 'sandbox stack formatter left out (SDK captures a stack per promise)',
+    file: 'src/workflows/stack-traces.ts',
+    from: 'Error.prepareStackTrace = prepareWorkflowStackTrace;',
+    to: '// (mutation) the SDK formats sandbox stacks',
+    tests: ['test/session/workflow-stack-traces.test.ts'],
+  },
 ];
 
 const root = path.resolve(__dirname, '..');

@@ -7,7 +7,7 @@ import { bundleWorkflowCode, type BundleOptions, type WorkflowBundle } from '@te
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 /** Evaluated once per worker thread and shared by every workflow (ARCHITECTURE.md#shared-libraries). */
-export const PRELOADED_MODULES: string[] = [require.resolve('../workflows/preload')];
+export const PRELOADED_MODULES: string[] = [require.resolve('../workflows/preload'), require.resolve('../workflows/stack-traces')];
 
 /**
  * The session workflows as one bundle, for `DURABLE_AGENT_WORKFLOW_BUNDLE` or

@@ -1,0 +1,45 @@
+/**
+ * How errors in the workflow sandbox get their `stack` (ARCHITECTURE.md#workflow-stack-traces).
+ *
+ * The SDK's promise hook makes an `Error` for every promise workflow code creates and reads its
+ * `stack`, so that its stack-trace query can show where each pending promise was made; its
+ * formatter source-maps every frame of every one of those stacks. A session creates ~44 promises a
+ * round and a saturated worker spent about a quarter of its workflow thread there. Here the
+ * sandbox's own `Error.prepareStackTrace` (Node calls the realm's own before the SDK's) answers
+ * those probes with an empty stack, which the hook takes as "nothing to record", and formats every
+ * real error as V8 does by default: function names and bundle positions, not source-mapped.
+ *
+ * Preloaded (src/worker/bundle.ts): it runs once per worker thread, before the SDK freezes the
+ * sandbox's globals, and so applies to every workflow of the thread.
+ */
+
+/**
+ * The stack of an error made by the promise hook itself: its first frame is the SDK's hook
+ * (`@temporalio/worker/lib/workflow/vm-shared.js`), called directly or through Node's `initAll`.
+ * Only saves formatting: whatever this returns, the hook records nothing, since it records only
+ * what its own formatter, which no longer runs for sandbox errors, collected.
+ */
+export function isPromiseHookProbe(frames: readonly NodeJS.CallSite[]): boolean {
+  for (let i = 0; i < frames.length && i < 2; i++) {
+    const file = frames[i]!.getFileName() ?? '';
+    if (file === 'node:internal/promise_hooks' || file.endsWith('vm-shared.js')) return true;
+  }
+  return false;
+}
+
+/** V8's own format: `Name: message` and one `    at …` line per frame. */
+export function formatStack(error: unknown, frames: readonly NodeJS.CallSite[]): string {
+  let head: string;
+  try {
+    head = String(error);
+  } catch {
+    head = 'Error';
+  }
+  return frames.length === 0 ? head : `${head}\n${frames.map((f) => `    at ${String(f)}`).join('\n')}`;
+}
+
+export function prepareWorkflowStackTrace(error: unknown, frames: NodeJS.CallSite[]): string {
+  return isPromiseHookProbe(frames) ? '' : formatStack(error, frames);
+}
+
+Error.prepareStackTrace = prepareWorkflowStackTrace;
