@@ -4,7 +4,7 @@
  * step per turn) at the same concurrency on the same server: achieved turns/s, ours/bare, and the
  * worker's RSS per live session.
  *
- *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port]
+ *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port] [--sticky-timeout 10s]
  *
  * `--address` runs against a server already running (e.g. `durable-agent server --postgres …`);
  * without it, a dev server of our own (SQLite file in a temp dir, the defaults of
@@ -23,6 +23,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { SessionHandle } from '../src/client/client';
 import { turn } from '../src/testing/scripted-model';
@@ -44,9 +45,11 @@ import {
 } from './lib';
 
 /** Slots for every session's model call at once, a workflow cache holding every session. */
-export function tuningFor(sessions: number): NonNullable<CreateWorkerOptions['tuning']> {
+export function tuningFor(sessions: number, stickyTimeout?: Duration): NonNullable<CreateWorkerOptions['tuning']> {
   return {
     workflow: {
+      // Both loops' workers: ours defaults to 10 s (src/worker/worker.ts), as does the SDK for the bare loop's.
+      ...(stickyTimeout ? { stickyQueueScheduleToStartTimeout: stickyTimeout } : {}),
       maxCachedWorkflows: sessions + 100,
       maxConcurrentWorkflowTaskExecutions: 200,
       maxConcurrentWorkflowTaskPolls: 20,
@@ -92,6 +95,8 @@ export async function throughput(opts: {
   latencyMs: number;
   inMemory?: boolean;
   address?: string;
+  /** The workers' sticky queue timeout (both loops), e.g. '30s'. */
+  stickyTimeout?: Duration;
 }): Promise<Level[]> {
   const loadBefore = load();
   const arrivals: number[] = [];
@@ -198,7 +203,12 @@ export async function throughput(opts: {
   try {
     for (const sessions of opts.sessions) {
       // Ours: the session workflow, the scripted model (1 s per call), Read as the tool.
-      const oursWorker = spawnBenchWorker({ address: stack.address, modelUrl: model.url, bundlePath, tuning: tuningFor(sessions) });
+      const oursWorker = spawnBenchWorker({
+        address: stack.address,
+        modelUrl: model.url,
+        bundlePath,
+        tuning: tuningFor(sessions, opts.stickyTimeout),
+      });
       arrivals.length = 0;
       model.reset();
       const ours = await measure(
@@ -222,7 +232,7 @@ export async function throughput(opts: {
       const bareWorker = spawnBenchWorker({
         address: stack.address,
         script: path.join(__dirname, 'bare', 'worker-process.ts'),
-        tuning: tuningFor(sessions),
+        tuning: tuningFor(sessions, opts.stickyTimeout),
         env: { BENCH_BARE_STARTS_FILE: startsFile },
       });
       const bare = await measure(
@@ -253,7 +263,7 @@ export async function throughput(opts: {
   const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : 'n/a');
   console.log(`\n## 2. Throughput (${opts.turns} turns per session, ${opts.latencyMs} ms per model call, one worker process per loop)`);
   console.log(
-    `machine: ${machine()}; ${loadBefore} before, ${load()} after; server: ${opts.address ? `${opts.address} (given)` : `dev server, ${opts.inMemory ? 'in memory' : 'SQLite file'}`}`,
+    `machine: ${machine()}; ${loadBefore} before, ${load()} after; server: ${opts.address ? `${opts.address} (given)` : `dev server, ${opts.inMemory ? 'in memory' : 'SQLite file'}`}; sticky timeout ${opts.stickyTimeout ?? '10s (default)'}`,
   );
   console.log(
     table([
@@ -317,6 +327,7 @@ if (require.main === module) {
       'latency-ms': { type: 'string', default: '1000' },
       'in-memory': { type: 'boolean', default: false },
       address: { type: 'string' },
+      'sticky-timeout': { type: 'string' },
     },
   });
   throughput({
@@ -325,6 +336,7 @@ if (require.main === module) {
     latencyMs: Number(values['latency-ms']),
     inMemory: values['in-memory'],
     ...(values.address ? { address: values.address } : {}),
+    ...(values['sticky-timeout'] ? { stickyTimeout: values['sticky-timeout'] as Duration } : {}),
   }).then(
     () => process.exit(0),
     (e: unknown) => {
