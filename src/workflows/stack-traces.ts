@@ -19,7 +19,7 @@
  * Only saves formatting: whatever this returns, the hook records nothing, since it records only
  * what its own formatter, which no longer runs for sandbox errors, collected.
  */
-export function isPromiseHookProbe(frames: readonly NodeJS.CallSite[]): boolean {
+function isPromiseHookProbe(frames: readonly NodeJS.CallSite[]): boolean {
   for (let i = 0; i < frames.length && i < 2; i++) {
     const file = frames[i]!.getFileName() ?? '';
     if (file === 'node:internal/promise_hooks' || file.endsWith('vm-shared.js')) return true;
@@ -28,7 +28,7 @@ export function isPromiseHookProbe(frames: readonly NodeJS.CallSite[]): boolean 
 }
 
 /** V8's own format: `Name: message` and one `    at …` line per frame. */
-export function formatStack(error: unknown, frames: readonly NodeJS.CallSite[]): string {
+function formatStack(error: unknown, frames: readonly NodeJS.CallSite[]): string {
   let head: string;
   try {
     head = String(error);
@@ -38,7 +38,7 @@ export function formatStack(error: unknown, frames: readonly NodeJS.CallSite[]):
   return frames.length === 0 ? head : `${head}\n${frames.map((f) => `    at ${String(f)}`).join('\n')}`;
 }
 
-export function prepareWorkflowStackTrace(error: unknown, frames: NodeJS.CallSite[]): string {
+function prepareWorkflowStackTrace(error: unknown, frames: NodeJS.CallSite[]): string {
   return isPromiseHookProbe(frames) ? '' : formatStack(error, frames);
 }
 

@@ -15,7 +15,7 @@ import { waitFor } from '../helpers/wait';
 const h = useHarness();
 
 interface EnhancedStackTrace {
-  stacks: { locations: unknown[] }[];
+  stacks: unknown[];
 }
 
 test('a session waiting for approval records no promise stacks; its state still says where it waits', async () => {
