@@ -44,6 +44,7 @@ export async function startBenchStack(
     devServer: {
       dbFile: opts.inMemory ? ':memory:' : path.join(dir, 'temporal.db'),
       ui: false,
+      metricsPort: 0,
       startTimeoutMs: 120_000,
       dynamicConfig: { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1, ...opts.dynamicConfig },
     },

@@ -4,11 +4,13 @@
  * step per turn) at the same concurrency on the same server: achieved turns/s, ours/bare, and the
  * worker's RSS per live session.
  *
- *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port] [--sticky-timeout 10s]
+ *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port [--server-metrics URL]] [--sticky-timeout 10s]
  *
  * `--address` runs against a server already running (e.g. `durable-agent server --postgres …`);
  * without it, a dev server of our own (SQLite file in a temp dir, the defaults of
- * ARCHITECTURE.md#dev-server-throttle).
+ * ARCHITECTURE.md#dev-server-throttle). The server's work per turn — requests each service
+ * answered, storage operations — is read from its Prometheus endpoint (our dev server's, or
+ * `--server-metrics`) and printed by operation, ours beside bare.
  *
  * A turn is one model call (1 s) and, for all but the last, one Read (bare: one no-op step). The
  * rate is counted from the model calls that start between the moment every session has started
@@ -27,6 +29,7 @@ import type { Duration } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { SessionHandle } from '../src/client/client';
 import { turn } from '../src/testing/scripted-model';
+import { diff, scrape, total, type Counters } from './server-metrics';
 import type { CreateWorkerOptions } from '../src/worker/worker';
 import type { bareLoop } from './bare/workflows';
 import {
@@ -80,6 +83,10 @@ interface Run {
   promptsByQuery?: number;
   /** Workflow tasks that waited out the sticky timeout (then went to the shared queue, replayed), per session, from a sample of histories. */
   stickyTimeoutsPerSession: number;
+  /** Model calls made (turns), first start to last finish. */
+  turns: number;
+  /** The server's requests and storage operations over the run (server-metrics.ts), when its metrics are readable. */
+  serverWork?: Counters;
 }
 
 interface Level {
@@ -97,6 +104,8 @@ export async function throughput(opts: {
   address?: string;
   /** The workers' sticky queue timeout (both loops), e.g. '30s'. */
   stickyTimeout?: Duration;
+  /** The server's Prometheus endpoint, for a server given by `address`. */
+  serverMetrics?: string;
 }): Promise<Level[]> {
   const loadBefore = load();
   const arrivals: number[] = [];
@@ -107,6 +116,7 @@ export async function throughput(opts: {
     model: { onRequest: (r) => arrivals.push(r.at) },
   });
   const serverPid = server?.process.pid;
+  const metricsUrl = opts.serverMetrics ?? server?.metricsUrl;
   const client = stack.client;
   const bareClient = new Client({ connection: stack.clientConnection });
   const bundlePath = await writeBundle(dir);
@@ -146,6 +156,7 @@ export async function throughput(opts: {
       server: serverPid ? cpuMs(serverPid) : NaN,
       bench: process.cpuUsage(),
     });
+    const work0 = metricsUrl ? await scrape(metricsUrl) : undefined;
     const tStart = Date.now();
     const { waits, histories } = await startAll();
     const tAllStarted = Date.now();
@@ -161,6 +172,7 @@ export async function throughput(opts: {
       }
     });
     const tEnd = Date.now();
+    const serverWork = work0 ? diff(await scrape(metricsUrl!), work0) : undefined;
     clearInterval(sampler);
     await worker.stop();
     const offers = /^prompt-offers (\{.*\})$/m.exec(worker.stderr());
@@ -191,6 +203,8 @@ export async function throughput(opts: {
         bench: share((cpu0.bench.user + cpu0.bench.system) / 1000, (c1.bench.user + c1.bench.system) / 1000),
       },
       failed,
+      turns: all.length,
+      ...(serverWork ? { serverWork } : {}),
       ...(offers ? { promptsByQuery: all.length - ((JSON.parse(offers[1]!) as { taken?: number }).taken ?? 0) } : {}),
     };
     console.error(
@@ -281,6 +295,8 @@ export async function throughput(opts: {
         'CPU worker/server/bench',
         'sticky timeouts/session',
         'prompts by query',
+        'server requests/turn',
+        'storage ops/turn',
         'failed',
       ],
       ...levels.flatMap((l) =>
@@ -298,11 +314,14 @@ export async function throughput(opts: {
           `${pct(r.cpu.worker)} / ${pct(r.cpu.server)} / ${pct(r.cpu.bench)}`,
           r.stickyTimeoutsPerSession.toFixed(2),
           r.promptsByQuery ?? '',
+          perTurn(r, 'service_requests'),
+          perTurn(r, 'persistence_requests'),
           r.failed,
         ]),
       ),
     ]),
   );
+  if (metricsUrl) console.log(serverWorkTable(levels));
   for (const n of [500, 1000]) {
     const l = levels.find((x) => x.sessions === n);
     if (!l) continue;
@@ -319,6 +338,29 @@ export async function throughput(opts: {
   return levels;
 }
 
+function perTurn(r: Run, metric: string): string {
+  return r.serverWork ? (total(r.serverWork, metric) / r.turns).toFixed(1) : 'n/a';
+}
+
+/** The server's work per turn by operation at the largest level, ours beside bare: the operations where the two differ most first. */
+function serverWorkTable(levels: Level[]): string {
+  const l = levels.at(-1)!;
+  const ours = l.ours.serverWork ?? new Map<string, number>();
+  const bare = l.bare.serverWork ?? new Map<string, number>();
+  const rows = [...new Set([...ours.keys(), ...bare.keys()])]
+    .map((k) => ({ k, o: (ours.get(k) ?? 0) / l.ours.turns, b: (bare.get(k) ?? 0) / l.bare.turns }))
+    .filter((r) => Math.max(r.o, r.b) >= 0.05)
+    .sort((x, y) => Math.abs(y.o - y.b) - Math.abs(x.o - x.b) || y.o - x.o)
+    .slice(0, 30);
+  return [
+    `\nserver work per turn at ${l.sessions} sessions, by operation (service_requests: calls a service answered; persistence_requests: storage operations):`,
+    table([
+      ['metric', 'service', 'operation', 'ours/turn', 'bare/turn'],
+      ...rows.map((r) => [...r.k.split('|'), r.o.toFixed(2), r.b.toFixed(2)]),
+    ]),
+  ].join('\n');
+}
+
 if (require.main === module) {
   const { values } = parseArgs({
     options: {
@@ -328,6 +370,7 @@ if (require.main === module) {
       'in-memory': { type: 'boolean', default: false },
       address: { type: 'string' },
       'sticky-timeout': { type: 'string' },
+      'server-metrics': { type: 'string' },
     },
   });
   throughput({
@@ -336,6 +379,7 @@ if (require.main === module) {
     latencyMs: Number(values['latency-ms']),
     inMemory: values['in-memory'],
     ...(values.address ? { address: values.address } : {}),
+    ...(values['server-metrics'] ? { serverMetrics: values['server-metrics'] } : {}),
     ...(values['sticky-timeout'] ? { stickyTimeout: values['sticky-timeout'] as Duration } : {}),
   }).then(
     () => process.exit(0),

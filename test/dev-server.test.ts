@@ -5,6 +5,7 @@ import path from 'node:path';
 import { AGENT_SEARCH_ATTRIBUTES, PortInUseError, runServerCommand, startDevServer } from '../src/worker/dev-server';
 import { TEST_NAMESPACE, testAddress } from './helpers/server';
 import { connectTemporal } from '../src/client/connection';
+import { scrape } from '../bench/server-metrics';
 
 describe('Temporal dev server', () => {
   let connection: Connection;
@@ -50,6 +51,30 @@ describe('Temporal dev server', () => {
       spy.mockRestore();
     }
     expect(writes.join('')).toContain('usage: durable-agent server');
+  });
+
+  it('serves its Prometheus metrics on request, read by operation (the throughput benchmark counts the server work per turn)', async () => {
+    const server = await startDevServer({ ui: false, dbFile: ':memory:', metricsPort: 0 });
+    try {
+      expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const own = await connectTemporal({ address: server.address });
+      try {
+        for (let i = 0; i < 3; i++) await own.workflowService.describeNamespace({ namespace: 'default' });
+      } finally {
+        await own.close();
+      }
+      const counters = await scrape(server.metricsUrl!);
+      expect(counters.get('service_requests|frontend|DescribeNamespace')).toBeGreaterThanOrEqual(3);
+    } finally {
+      await server.stop();
+    }
+    const plain = await startDevServer({ ui: false, dbFile: ':memory:' });
+    try {
+      expect(plain.metricsUrl).toBeUndefined();
+      expect(readFileSync(`/proc/${plain.process.pid!}/cmdline`, 'utf8').split('\0')).not.toContain('--metrics-port');
+    } finally {
+      await plain.stop();
+    }
   });
 
   // ARCHITECTURE.md#dev-server-throttle

@@ -52,6 +52,8 @@ export interface DevServerOptions {
   port?: number;
   /** Web UI port; a free one when omitted (ignored with `ui: false`). */
   uiPort?: number;
+  /** Serve the server's own Prometheus metrics on this port (`/metrics`); 0 = a free one; off when omitted. */
+  metricsPort?: number;
   /** SQLite file, relative to cwd (default `.durable-agent/temporal.db`); ':memory:' = no file. */
   dbFile?: string;
   /** Serve the Web UI (default true). */
@@ -77,6 +79,8 @@ export interface DevServer {
   uiUrl?: string;
   port: number;
   uiPort?: number;
+  /** The server's Prometheus endpoint (`http://127.0.0.1:PORT/metrics`), when `metricsPort` was given. */
+  metricsUrl?: string;
   /** Absolute path of the SQLite file, or ':memory:'. */
   dbFile: string;
   namespace: string;
@@ -85,11 +89,13 @@ export interface DevServer {
   process: ChildProcess;
 }
 
+type PortFlag = '--port' | '--ui-port' | '--metrics-port';
+
 /** A port we were asked to use is taken; nothing was started. */
 export class PortInUseError extends Error {
   constructor(
     readonly port: number,
-    readonly flag: '--port' | '--ui-port' = '--port',
+    readonly flag: PortFlag = '--port',
   ) {
     super(`port ${port} is already in use (another Temporal server?); choose another with ${flag} <n>`);
     this.name = 'PortInUseError';
@@ -136,7 +142,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function choosePort(requested: number | undefined, flag: '--port' | '--ui-port', avoid: number[]): Promise<number> {
+async function choosePort(requested: number | undefined, flag: PortFlag, avoid: number[]): Promise<number> {
   if (requested !== undefined) {
     if (!(await portIsFree(requested))) throw new PortInUseError(requested, flag);
     return requested;
@@ -159,6 +165,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
 
   const port = await choosePort(opts.port, '--port', []);
   const uiPort = ui ? await choosePort(opts.uiPort, '--ui-port', [port]) : undefined;
+  const metricsPort =
+    opts.metricsPort === undefined ? undefined : await choosePort(opts.metricsPort || undefined, '--metrics-port', [port, uiPort ?? port]);
 
   const dbOpt = opts.dbFile ?? DEFAULT_DB_FILE;
   const dbFile = dbOpt === IN_MEMORY ? IN_MEMORY : path.resolve(dbOpt);
@@ -170,6 +178,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   if (namespace !== 'default') args.push('--namespace', namespace);
   if (uiPort !== undefined) args.push('--ui-port', String(uiPort));
   else args.push('--headless');
+  if (metricsPort !== undefined) args.push('--metrics-port', String(metricsPort));
   if (dbFile !== IN_MEMORY) {
     args.push('--db-filename', dbFile);
     for (const [name, value] of Object.entries({ ...DEV_SERVER_SQLITE_PRAGMAS, ...opts.sqlitePragma })) {
@@ -257,6 +266,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   return {
     address,
     uiUrl: uiPort !== undefined ? `http://${HOST}:${uiPort}` : undefined,
+    ...(metricsPort !== undefined ? { metricsUrl: `http://${HOST}:${metricsPort}/metrics` } : {}),
     port,
     uiPort,
     dbFile,
