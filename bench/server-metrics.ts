@@ -1,6 +1,7 @@
 /**
  * The Temporal server's own work, read from its Prometheus endpoint (`--metrics-port`): requests
- * each service answered and storage operations it made, by operation, between two scrapes. The
+ * each service answered, storage operations it made (and the time they took), background tasks it
+ * ran, by operation, between two scrapes. The
  * throughput benchmark divides them by the turns run, so the two loops' cost to the server can be
  * compared call by call.
  */
@@ -8,7 +9,20 @@
 /** `metric|service|operation` → count, summed over the other labels (namespace, task queue…). */
 export type Counters = Map<string, number>;
 
-const COUNTED = new Set(['service_requests', 'persistence_requests', 'service_errors', 'persistence_errors']);
+const COUNTED = new Set([
+  'service_requests',
+  'service_errors',
+  'persistence_requests',
+  'persistence_errors',
+  'visibility_persistence_requests',
+  // Background tasks the history service ran (transfer, timer and visibility queues), by type.
+  'task_requests',
+]);
+/** Time spent in storage, summed over calls (seconds in the exposition, kept as ms). */
+const TIMED: Record<string, string> = {
+  persistence_latency_sum: 'persistence_ms',
+  visibility_persistence_latency_sum: 'visibility_persistence_ms',
+};
 
 function label(labels: string, name: string): string {
   return new RegExp(`(?:^|,)${name}="([^"]*)"`).exec(labels)?.[1] ?? '';
@@ -19,9 +33,11 @@ export function parseCounters(text: string): Counters {
   const out: Counters = new Map();
   for (const line of text.split('\n')) {
     const m = /^([a-z_]+)\{([^}]*)\} ([0-9.e+]+)$/.exec(line);
-    if (!m || !COUNTED.has(m[1]!)) continue;
-    const key = `${m[1]}|${label(m[2]!, 'service_name')}|${label(m[2]!, 'operation')}`;
-    out.set(key, (out.get(key) ?? 0) + Number(m[3]));
+    if (!m) continue;
+    const timed = TIMED[m[1]!];
+    if (!timed && !COUNTED.has(m[1]!)) continue;
+    const key = `${timed ?? m[1]}|${label(m[2]!, 'service_name')}|${label(m[2]!, 'operation')}`;
+    out.set(key, (out.get(key) ?? 0) + Number(m[3]) * (timed ? 1000 : 1));
   }
   return out;
 }

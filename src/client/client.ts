@@ -171,7 +171,7 @@ export class DurableAgentClient {
       handle = await this.client.workflow.start(api.WORKFLOW_TYPE, {
         workflowId: sessionId,
         taskQueue: this.taskQueue,
-        args: [{ ...config, sessionId }],
+        args: [{ ...config, sessionId, ...(config.searchAttributes ? { searchAttributesAtStart: true } : {}) }],
         typedSearchAttributes: startSearchAttributes(config),
         // Read back by `latestSessionIn` (catalog.ts, the SDK's `continue`); a memo needs no registration on the server.
         memo: { cwd: config.cwd },

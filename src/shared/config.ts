@@ -125,6 +125,13 @@ export const SessionConfig = z
     startedAt: z.string().optional(),
     batchId: z.string().optional(),
     /**
+     * Set by whoever starts the session with `startSearchAttributes` (the client, a batch job): the
+     * server already holds status `running`, the model and zero turns, so the first reply need not
+     * write them again (each write is a history event and a visibility-store write). Sessions
+     * started without it write them after their first reply, as they always did.
+     */
+    searchAttributesAtStart: z.boolean().optional(),
+    /**
      * Continue the conversation of this session id: its transcript is loaded before the first turn
      * and `prompt` follows it. Without `forkSession` the new session keeps that id (a new run of the
      * same workflow id, once the old run has closed); with it, the new session has its own id.

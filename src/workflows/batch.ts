@@ -339,7 +339,8 @@ export async function agentBatchJob(input: BatchJobInput): Promise<JobOutcome> {
     const result = (await executeChild(WORKFLOW_TYPE, {
       workflowId: sessionId,
       taskQueue: workflowInfo().taskQueue,
-      args: [config],
+      // A child's input is not compared on replay: jobs started before this field existed replay as they were.
+      args: [config.searchAttributes ? { ...config, searchAttributesAtStart: true } : config],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       // If this job workflow is terminated, its session is asked to stop (it ends `aborted`).
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

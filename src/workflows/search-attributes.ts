@@ -1,7 +1,8 @@
 /**
  * Keep a session findable: `durable-agent ls --status running --batch X` and the Web UI's
- * filters read these. Each upsert is a history event, so status and model are written when they
- * change and the running counters (turns, cost) only every few turns — and always with a status.
+ * filters read these. Each upsert is a history event and a write to the server's visibility
+ * store, so status and model are written when they change and the running counters (turns, cost)
+ * only every few turns — and always with a status.
  */
 import { upsertSearchAttributes } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTE_KEYS } from '../shared/api';

@@ -129,6 +129,17 @@ export function noApprovals(): Approvals {
   return { pending: [], answers: {}, nextId: 0, sessionAllowRules: [] };
 }
 
+/**
+ * What the server holds for a session when its first run begins: the start's search attributes
+ * when its starter set them (`searchAttributesAtStart`), else nothing. A config field rather than
+ * `patched()`: each patch in a new session upserts `TemporalChangeVersion`, the very write this saves.
+ */
+export function indexedAtStart(config: SessionConfig): LoopState['indexed'] {
+  return config.searchAttributes && config.searchAttributesAtStart
+    ? { status: 'running', model: config.model, turns: 0 }
+    : { status: '', model: '', turns: -1 };
+}
+
 /** What continue-as-new carries: the state plus the tail of the event log for slow readers. */
 export interface CarriedState {
   state: LoopState;
@@ -170,7 +181,7 @@ export function initialState(config: SessionConfig, sessionId: string, nowMs: nu
     lastPromptMessageCount: 0,
     pendingNotices: [],
     compactions: 0,
-    indexed: { status: '', model: '', turns: -1 },
+    indexed: indexedAtStart(config),
     turn: newTurnRecord(),
     approvals: noApprovals(),
     settings: null,

@@ -169,6 +169,37 @@ test('list() finds sessions by batch id and status through search attributes set
   await slow.cancel();
 });
 
+test('a session writes its search attributes only when they change: its first reply writes nothing (the start set them), a model switch and the end do', async () => {
+  const upserts = async (handle: { workflow: { fetchHistory(): Promise<{ events?: unknown[] | null }> } }) => {
+    const { events } = await handle.workflow.fetchHistory();
+    return (events ?? []).flatMap((e) => {
+      const attrs = (e as { upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: { indexedFields?: object } } })
+        .upsertWorkflowSearchAttributesEventAttributes;
+      // TemporalChangeVersion alone is the SDK's record of a patch, not ours.
+      const fields = Object.keys(attrs?.searchAttributes?.indexedFields ?? {}).filter((k) => k !== 'TemporalChangeVersion');
+      return fields.length > 0 ? [fields.sort().join(',')] : [];
+    });
+  };
+  const plain = await h.start({ name: 'sa-plain', turns: [turn.tool('Glob', { pattern: '*' }), turn.text('done')] }, {});
+  await plain.result();
+  // One write, at the end (status completed); two replies wrote nothing.
+  expect(await upserts(plain)).toEqual(['AgentCostUsd,AgentModel,AgentStatus,AgentTurns']);
+
+  const g = h.gate();
+  const switched = await h.start({ name: 'sa-switch', turns: [turn.tool('Bash', { command: g.command }), turn.text('done')] }, {});
+  await waitFor('the first reply', () => h.requestsOf('sa-switch').length === 1);
+  await switched.setModel('gpt-4.1');
+  await waitFor('the new model to be set', async () => (await switched.state()).model === 'gpt-4.1');
+  g.release();
+  await switched.result();
+  // The second reply came from another model: written then, and at the end.
+  expect(await upserts(switched)).toHaveLength(2);
+
+  const unindexed = await h.start({ name: 'sa-off', turns: [turn.text('done')] }, { searchAttributes: false });
+  await unindexed.result();
+  expect(await upserts(unindexed)).toEqual([]);
+});
+
 test('messages() reads a long session from the start across continue-as-new, past what the latest run kept', async () => {
   // Three 100 kB replies, then continue-as-new: the new run keeps only the newest 256 kB of events.
   const big = (i: number) => ({ text: `${i}`.repeat(100_000), tool_calls: [{ name: 'Glob', arguments: { pattern: '*' } }] });
