@@ -17,11 +17,63 @@ export function heartbeatEveryMs(maxEveryMs = DEFAULT_EVERY_MS): number {
   return timeout ? Math.max(100, Math.min(maxEveryMs, Math.floor(timeout / 4))) : maxEveryMs;
 }
 
+/** Sends one heartbeat (the activity's own, or a DeferredHeartbeat's). */
+export type Beat = (details: unknown) => void;
+
+/**
+ * The heartbeats of one model call attempt: none reaches the server before half the heartbeat
+ * timeout has passed. Until then the server's timeout, counted from the attempt's start, watches
+ * the worker as well as a beat would, so a call that ends sooner (a short reply) costs the server
+ * no heartbeat: a write per call saved. Clients find its live stream from the worker's identity,
+ * not from a beat (ARCHITECTURE.md#live-tokens). The latest details held back go out when the
+ * window ends; from then on every beat goes through (the SDK throttles them). Cancellation is heard
+ * on a beat, so a call cancelled in the window learns it at the window's end.
+ */
+export class DeferredHeartbeat {
+  private held: { details: unknown } | undefined;
+  private open: boolean;
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ctx = Context.current()) {
+    const timeout = ctx.info.heartbeatTimeoutMs;
+    this.open = !timeout;
+    if (timeout) {
+      this.timer = setTimeout(
+        () => {
+          this.open = true;
+          if (this.held) ctx.heartbeat(this.held.details);
+          this.held = undefined;
+        },
+        Math.floor(timeout / 2),
+      );
+    }
+  }
+
+  readonly beat: Beat = (details) => {
+    if (this.open) this.ctx.heartbeat(details);
+    else this.held = { details };
+  };
+
+  /**
+   * Record what was held back before the attempt fails: the SDK sends the last details with the
+   * failure, so the retry learns which process ran this one (sticky.ts) even inside the window.
+   */
+  flush(): void {
+    if (this.held) this.ctx.heartbeat(this.held.details);
+    this.held = undefined;
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}
+
 /** Heartbeat on a timer until the returned function is called (e.g. while waiting on a query). */
-export function keepAlive(details: unknown, maxEveryMs?: number): () => void {
+export function keepAlive(details: unknown, maxEveryMs?: number, beat?: Beat): () => void {
   const ctx = Context.current();
-  ctx.heartbeat(details);
-  const ticker = setInterval(() => ctx.heartbeat(details), heartbeatEveryMs(maxEveryMs));
+  const send: Beat = beat ?? ((d) => ctx.heartbeat(d));
+  send(details);
+  const ticker = setInterval(() => send(details), heartbeatEveryMs(maxEveryMs));
   return () => clearInterval(ticker);
 }
 
@@ -39,8 +91,9 @@ export interface StreamWatchdog {
   dispose(): void;
 }
 
-export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: string; extra?: object }): StreamWatchdog {
+export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: string; extra?: object; beat?: Beat }): StreamWatchdog {
   const ctx = Context.current();
+  const send: Beat = opts.beat ?? ((d) => ctx.heartbeat(d));
   const abort = new AbortController();
   const onCancel = () => abort.abort(ctx.cancellationSignal.reason);
   ctx.cancellationSignal.addEventListener('abort', onCancel);
@@ -56,7 +109,7 @@ export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: 
       abort.abort(new Error('stalled'));
       return;
     }
-    ctx.heartbeat(waitingDetails);
+    send(waitingDetails);
   }, heartbeatEveryMs(opts.maxEveryMs));
   return {
     signal: abort.signal,
@@ -69,7 +122,7 @@ export function watchStream(opts: { idleMs: number; maxEveryMs?: number; phase: 
       if (beat === lastBeat && lastChunkAt - lastBeatAt < CHUNK_BEAT_EVERY_MS) return;
       lastBeat = beat;
       lastBeatAt = lastChunkAt;
-      ctx.heartbeat(beat);
+      send(beat);
     },
     stallError: () =>
       stalled ? new Error(`the model sent nothing for ${Math.round(opts.idleMs / 1000)} s; the request was abandoned`) : undefined,

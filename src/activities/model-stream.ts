@@ -13,7 +13,7 @@ import { apiRetrySignal, type ApiRetryNotice } from '../shared/api';
 import type { Usage } from '../shared/messages';
 import { costOf, DEFAULT_CONTEXT_WINDOW, lookupPrice, type PricingTable } from '../shared/pricing';
 import { mapFinishReason, type PartialToolCall } from './chat-format';
-import { keepAlive, watchStream } from './heartbeat';
+import { DeferredHeartbeat, keepAlive, watchStream, type Beat } from './heartbeat';
 import { withWorkerProcess } from './sticky';
 import type { LiveHub } from './live/hub';
 import { LiveTap } from './live/tap';
@@ -94,15 +94,34 @@ export interface StreamedReply {
 }
 
 export async function streamModelCall(client: OpenAI, deps: ModelDeps, call: ModelCall): Promise<StreamedReply> {
+  const heartbeat = new DeferredHeartbeat();
+  try {
+    return await attempt(client, deps, call, heartbeat.beat);
+  } catch (err) {
+    heartbeat.flush();
+    throw err;
+  } finally {
+    heartbeat.dispose();
+  }
+}
+
+async function attempt(client: OpenAI, deps: ModelDeps, call: ModelCall, beat: Beat): Promise<StreamedReply> {
   const ctx = Context.current();
-  // Live tokens (ARCHITECTURE.md#live-tokens): every heartbeat of the attempt, the first included,
-  // names its stream, so the session's clients find it through `describe`.
-  const tap = call.live ? LiveTap.open(deps.live, call.model) : undefined;
+  // Live tokens (ARCHITECTURE.md#live-tokens): the session's clients find the attempt's stream from
+  // this worker's identity; its heartbeats name it too (clients that predate the identity's mark).
+  const run = ctx.info.workflowExecution;
+  const tap = call.live
+    ? LiveTap.open(
+        deps.live,
+        call.model,
+        run ? { runId: run.runId, activityId: ctx.info.activityId, attempt: ctx.info.attempt } : undefined,
+      )
+    : undefined;
   // Each names this process too: a retry elsewhere knows the session's sticky queue may be dead (sticky.ts).
   const details = (phase: string) => withWorkerProcess(tap?.details(phase) ?? { phase });
   // Beat while the prompt is read too: after a worker crash that query can wait on the server
   // for the session's workflow task, and a silent attempt would be timed out.
-  const stop = keepAlive(details(call.phases.reading), deps.heartbeatEveryMs);
+  const stop = keepAlive(details(call.phases.reading), deps.heartbeatEveryMs, beat);
   let prompt: Prompt;
   try {
     prompt = await readPrompt(call.prompt, deps.promptOffers);
@@ -116,8 +135,8 @@ export async function streamModelCall(client: OpenAI, deps: ModelDeps, call: Mod
   const request = call.request(prompt);
   let release: ((usedTokens?: number) => void) | undefined;
   try {
-    release = await waitForLimiter(deps, call, request, details(call.phases.waiting));
-    const reply = await stream(client, deps, call, request, tap, details);
+    release = await waitForLimiter(deps, call, request, details(call.phases.waiting), beat);
+    const reply = await stream(client, deps, call, request, tap, details, beat);
     release?.(reply.usage.input_tokens + reply.usage.cache_read_input_tokens + reply.usage.output_tokens);
     call.check?.(reply);
     tap?.complete(mapFinishReason(reply.finishReason, reply.toolCalls.length > 0), reply.usage);
@@ -151,12 +170,13 @@ async function waitForLimiter(
   call: ModelCall,
   request: ChatRequest,
   details: object,
+  beat: Beat,
 ): Promise<((usedTokens?: number) => void) | undefined> {
   const limiter = deps.limiter;
   if (!limiter) return undefined;
   const ctx = Context.current();
   const estTokens = Math.ceil(JSON.stringify(request.messages).length / 4) + call.maxOutputTokens;
-  const stop = keepAlive(details, deps.heartbeatEveryMs);
+  const stop = keepAlive(details, deps.heartbeatEveryMs, beat);
   try {
     // The fleet's block, if any (bounded: a server that is away must not hold the call).
     if (deps.fleet) await Promise.race([deps.fleet.refresh(ctx.client, limiter), new Promise((r) => setTimeout(r, 2_000))]);
@@ -192,10 +212,11 @@ async function stream(
   request: ChatRequest,
   tap: LiveTap | undefined,
   details: (phase: string) => object,
+  beat: Beat,
 ): Promise<StreamedReply> {
   const { waiting, streaming = waiting } = call.phases;
   const idleMs = deps.streamIdleTimeoutMs ?? 120_000;
-  const watchdog = watchStream({ idleMs, maxEveryMs: deps.heartbeatEveryMs, phase: waiting, extra: details(waiting) });
+  const watchdog = watchStream({ idleMs, maxEveryMs: deps.heartbeatEveryMs, phase: waiting, extra: details(waiting), beat });
   const streamingDetails = details(streaming);
   const startedAt = Date.now();
   try {

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { SDKPartialAssistantMessage, SessionEvent } from '../shared/events';
 import type { LiveFrame } from '../shared/stream-events';
-import { liveUrlOf, LiveStreamGone, readLiveStream } from './live-sse';
+import { liveUrlFromIdentity, liveUrlOf, LiveStreamGone, readLiveStream } from './live-sse';
 import { followEvents, type FollowOptions } from './stream';
 
 /** What a session's reader yields with live tokens: the event log's messages and `stream_event`s. */
@@ -167,7 +167,7 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
       try {
         const d = await handle.describe();
         for (const a of d.raw.pendingActivities ?? []) {
-          const url = await liveUrlOf(client.options.loadedDataConverter, a);
+          const url = liveUrlFromIdentity(d.runId, a) ?? (await liveUrlOf(client.options.loadedDataConverter, a));
           if (url && !seen.has(url) && !stopped) connect(url);
         }
       } catch {

@@ -85,6 +85,22 @@ export type LiveFrame =
 /** The heartbeat details of a model call that streams live: where its stream is served. */
 export interface LiveHeartbeat {
   phase: string;
-  /** The URL of this attempt's stream; its last path segment is an unguessable token. */
+  /** The URL of this attempt's stream (ARCHITECTURE.md#live-tokens). */
   live?: string;
+}
+
+/** The activities whose attempts stream live. */
+export const LIVE_ACTIVITY_TYPES: ReadonlySet<string> = new Set(['callModel']);
+
+/**
+ * A model worker polls with an identity ending ` live=<base>`, `<base>` being its live server's
+ * `…/live/<secret>/`; an attempt's stream is `<base><key>`. So a client finds the stream of a
+ * running attempt in `describe` (the pending activity's `lastWorkerIdentity`, its run, activity id
+ * and attempt) as soon as the attempt starts, before any heartbeat.
+ */
+export const LIVE_IDENTITY_MARK = ' live=';
+
+/** The path of one attempt's stream under its worker's base. */
+export function liveStreamKey(runId: string, activityId: string, attempt: number): string {
+  return [runId, activityId, String(attempt)].map(encodeURIComponent).join('/');
 }

@@ -3,6 +3,7 @@
  * workflows on `agent`, model calls on `agent-model`, tools on `agent-tools`.
  */
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import { TASK_QUEUES, taskQueuesFor } from '../shared/api';
@@ -23,6 +24,7 @@ import { expectOneKindWorker } from './sdk-logger';
 import { LiveHub } from '../activities/live/hub';
 import { liveServerOptionsFromEnv, startLiveServer, type LiveServer, type LiveServerOptions } from '../activities/live/server';
 import { PromptOffers, type PromptOfferStats } from '../activities/prompt-offers';
+import { LIVE_IDENTITY_MARK } from '../shared/stream-events';
 import type { PromptSinks } from '../shared/prompt-offer';
 import { activityTracing, startTracing, telemetryFromEnv, workflowTracing, type TelemetryOptions } from './telemetry';
 import { PRELOADED_MODULES, WORKFLOWS_PATH } from './bundle';
@@ -228,66 +230,73 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       }),
     );
   }
-  const hub = new LiveHub();
-  if (roles.has('model')) {
-    expectOneKindWorker(queues.model, 'activities');
-    const baseURL = opts.model?.baseURL ?? process.env.OPENAI_BASE_URL;
-    const apiKey = opts.model?.apiKey ?? process.env.OPENAI_API_KEY;
-    const limiter =
-      opts.rateLimits === false || !limitingFromEnv() ? undefined : limiterFor(baseURL, apiKey, { ...capsFromEnv(), ...opts.rateLimits });
-    workers.push(
-      await Worker.create({
-        ...common,
-        taskQueue: queues.model,
-        dataConverter: dataConverters.activity,
-        ...activityInterceptors,
-        activities: {
-          ...createSessionStoreActivities(),
-          ...createModelActivities({
-            baseURL,
-            apiKey,
-            ...(limiter ? { limiter, fleet: new FleetLimitSync(queues.workflow) } : {}),
-            pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
-            streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
-            heartbeatEveryMs: opts.model?.heartbeatEveryMs,
-            live: hub,
-            promptOffers,
-          }),
-        },
-        ...(opts.maxModelCallsPerSecond ? { maxTaskQueueActivitiesPerSecond: opts.maxModelCallsPerSecond } : {}),
-        ...opts.tuning?.model,
-      }),
-    );
-  }
   let sandboxStatus: () => Promise<SandboxStatus | undefined> = async () => undefined;
   // MCP server connections of this worker (ARCHITECTURE.md#mcp), closed when it stops.
   const mcpPool = new McpPool();
-  if (roles.has('tools')) {
-    const extraTools = (opts.tools ?? []).flatMap((t) => (isSdkMcpServer(t) ? sdkServerTools(t) : [t]));
-    const ops = createToolOps({
-      ...(opts.toolFs ? { fs: opts.toolFs } : {}),
-      sandbox: createSandbox({ ...sandboxOptionsFromEnv(), ...opts.sandbox }),
-    });
-    sandboxStatus = () => ops.sandbox.status();
-    expectOneKindWorker(queues.tools, 'activities');
-    workers.push(
-      await Worker.create({
-        ...common,
-        taskQueue: queues.tools,
-        dataConverter: dataConverters.activity,
-        ...activityInterceptors,
-        activities: {
-          ...createToolActivities(createToolRegistry(extraTools), ops),
-          ...createMcpActivities(mcpPool),
-          ...createHookActivities({ codeHooks: opts.hooks, ops }),
-        },
-        ...opts.tuning?.tools,
-      }),
-    );
-  }
-
-  // Last, so a worker that failed to start leaves no server behind; activities run only from run().
+  const hub = new LiveHub();
+  // Before the model worker: its identity names where its live streams are (ARCHITECTURE.md#live-tokens).
   const live: LiveServer | undefined = liveOptions ? await startLiveServer(hub, liveOptions) : undefined;
+  try {
+    if (roles.has('model')) {
+      expectOneKindWorker(queues.model, 'activities');
+      const streams = hub.streamsUrl;
+      const baseURL = opts.model?.baseURL ?? process.env.OPENAI_BASE_URL;
+      const apiKey = opts.model?.apiKey ?? process.env.OPENAI_API_KEY;
+      const limiter =
+        opts.rateLimits === false || !limitingFromEnv() ? undefined : limiterFor(baseURL, apiKey, { ...capsFromEnv(), ...opts.rateLimits });
+      workers.push(
+        await Worker.create({
+          ...common,
+          ...(streams ? { identity: `${opts.identity ?? `${process.pid}@${hostname()}`}${LIVE_IDENTITY_MARK}${streams}` } : {}),
+          taskQueue: queues.model,
+          dataConverter: dataConverters.activity,
+          ...activityInterceptors,
+          activities: {
+            ...createSessionStoreActivities(),
+            ...createModelActivities({
+              baseURL,
+              apiKey,
+              ...(limiter ? { limiter, fleet: new FleetLimitSync(queues.workflow) } : {}),
+              pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
+              streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
+              heartbeatEveryMs: opts.model?.heartbeatEveryMs,
+              live: hub,
+              promptOffers,
+            }),
+          },
+          ...(opts.maxModelCallsPerSecond ? { maxTaskQueueActivitiesPerSecond: opts.maxModelCallsPerSecond } : {}),
+          ...opts.tuning?.model,
+        }),
+      );
+    }
+    if (roles.has('tools')) {
+      const extraTools = (opts.tools ?? []).flatMap((t) => (isSdkMcpServer(t) ? sdkServerTools(t) : [t]));
+      const ops = createToolOps({
+        ...(opts.toolFs ? { fs: opts.toolFs } : {}),
+        sandbox: createSandbox({ ...sandboxOptionsFromEnv(), ...opts.sandbox }),
+      });
+      sandboxStatus = () => ops.sandbox.status();
+      expectOneKindWorker(queues.tools, 'activities');
+      workers.push(
+        await Worker.create({
+          ...common,
+          taskQueue: queues.tools,
+          dataConverter: dataConverters.activity,
+          ...activityInterceptors,
+          activities: {
+            ...createToolActivities(createToolRegistry(extraTools), ops),
+            ...createMcpActivities(mcpPool),
+            ...createHookActivities({ codeHooks: opts.hooks, ops }),
+          },
+          ...opts.tuning?.tools,
+        }),
+      );
+    }
+  } catch (e) {
+    // A worker that failed to start leaves no live server behind.
+    await live?.close();
+    throw e;
+  }
   return {
     connection,
     sandboxStatus,

@@ -10,7 +10,8 @@ import type { StreamEvent } from '../../src/shared/stream-events';
 import { turn } from '../../src/testing/scripted-model';
 import { LiveHub } from '../../src/activities/live/hub';
 import { startLiveServer } from '../../src/activities/live/server';
-import { readLiveStream, LiveStreamGone } from '../../src/client/live-sse';
+import { temporal as proto } from '@temporalio/proto';
+import { liveUrlFromIdentity, readLiveStream, LiveStreamGone } from '../../src/client/live-sse';
 import { kinds, scenarioTag, useHarness } from '../helpers/harness';
 
 const h = useHarness();
@@ -47,6 +48,7 @@ test('query() with includePartialMessages yields stream_events while the model s
   });
   const messages: StreamMessage[] = [];
   let modelChunksAtFirstText: number | undefined;
+  let heartbeatsAtFirstEvent: number | undefined;
   const q = query({
     prompt: `${scenarioTag('live-basic')} go`,
     options: {
@@ -59,6 +61,11 @@ test('query() with includePartialMessages yields stream_events while the model s
   });
   for await (const m of q) {
     messages.push(m);
+    if (isStream(m) && heartbeatsAtFirstEvent === undefined) {
+      const d = await h.client.client.workflow.getHandle(await q.sessionId).describe();
+      const call = d.raw.pendingActivities?.find((a) => a.activityType?.name === 'callModel');
+      heartbeatsAtFirstEvent = call?.heartbeatDetails?.payloads?.length ?? 0;
+    }
     if (isStream(m) && m.event.type === 'content_block_delta' && deltas([m.event]).startsWith('w0')) {
       modelChunksAtFirstText = h.model.requests.find((r) => r.scenario === 'live-basic' && r.turnIndex === 1)?.chunksSent;
     }
@@ -92,6 +99,9 @@ test('query() with includePartialMessages yields stream_events while the model s
   // (22 chunks: role, 20 words, finish; plus usage and [DONE]).
   expect(modelChunksAtFirstText).toBeDefined();
   expect(modelChunksAtFirstText!).toBeLessThan(21);
+  // Found from the worker's identity, not a heartbeat: the call had sent none when its first
+  // event reached us (a short call sends none at all — src/activities/heartbeat.ts).
+  expect(heartbeatsAtFirstEvent).toBe(0);
 
   // Nothing per token entered the session's history.
   // (Payloads print as base64: decode each to read what it holds.)
@@ -99,7 +109,10 @@ test('query() with includePartialMessages yields stream_events while the model s
     /"data":"([A-Za-z0-9+/=]+)"/g,
     (_, b64: string) => Buffer.from(b64, 'base64').toString('utf8'),
   );
-  for (const marker of ['text_delta', 'stream_event', 'content_block', 'message_start', '/live/']) expect(hist).not.toContain(marker);
+  for (const marker of ['text_delta', 'stream_event', 'content_block', 'message_start']) expect(hist).not.toContain(marker);
+  // The model worker's identity names its live server (`… live=http://…/live/<secret>/`), no stream of it.
+  expect(hist).toMatch(/ live=http:\/\/[^"]+\/live\/[A-Za-z0-9_-]{22}\/"/);
+  expect(hist).not.toMatch(/\/live\/[A-Za-z0-9_-]{22}\/[^"]/);
   expect(hist).toContain('w19'); // (the reply itself is there, once per call, as the activity result)
 });
 
@@ -133,7 +146,7 @@ test('a stream cut mid-reply is retried: the restart is announced and no text re
   expect(retryAt).toBeLessThan(order.lastIndexOf('message_start'));
 });
 
-test('a live stream is served only to whoever presents its token: there is no listing and a guess finds nothing', async () => {
+test('a live stream is served only to whoever presents its path under the worker secret: there is no listing and a guess finds nothing', async () => {
   const hub = new LiveHub();
   const server = await startLiveServer(hub);
   try {
@@ -149,7 +162,34 @@ test('a live stream is served only to whoever presents its token: there is no li
       { type: 'start', afterSeq: 3 },
       { type: 'end', status: 'completed' },
     ]);
-    expect(stream.url).toMatch(/\/live\/[A-Za-z0-9_-]{22}$/);
+    expect(stream.url).toMatch(/\/live\/[A-Za-z0-9_-]{22}\/[A-Za-z0-9_-]{22}$/);
+    // An attempt's stream: under the worker's secret, at the path a client builds from `describe`.
+    const call = hub.open({ runId: 'run-1', activityId: '7', attempt: 2 })!;
+    call.publish({ type: 'start', afterSeq: 9 });
+    expect(call.url).toBe(`${hub.streamsUrl}run-1/7/2`);
+    const pending = {
+      activityType: { name: 'callModel' },
+      activityId: '7',
+      attempt: 2,
+      state: proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+      lastWorkerIdentity: `123@host live=${hub.streamsUrl}`,
+    };
+    expect(liveUrlFromIdentity('run-1', pending)).toBe(call.url);
+    // While the retry waits, the attempt that was cut.
+    const waiting = { ...pending, attempt: 3, state: proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_SCHEDULED };
+    expect(liveUrlFromIdentity('run-1', waiting)).toBe(call.url);
+    expect(liveUrlFromIdentity('run-1', { ...pending, activityType: { name: 'runTool' } })).toBeUndefined();
+    expect(liveUrlFromIdentity('run-1', { ...pending, lastWorkerIdentity: '123@host' })).toBeUndefined();
+    const ac = new AbortController();
+    const got: unknown[] = [];
+    const reading = readLiveStream(call.url, ac.signal, (f) => {
+      got.push(f);
+      ac.abort();
+    });
+    await reading;
+    expect(got).toEqual([{ type: 'start', afterSeq: 9 }]);
+    // The same path under another secret is nothing.
+    await expect(read(call.url.replace(/\/live\/[^/]+\//, `/live/${'A'.repeat(22)}/`))).rejects.toBeInstanceOf(LiveStreamGone);
     await expect(read(`${server.url}/live/${'A'.repeat(22)}`)).rejects.toBeInstanceOf(LiveStreamGone);
     await expect(read(`${server.url}/live/`)).rejects.toBeInstanceOf(LiveStreamGone);
     await expect(read(`${server.url}/`)).rejects.toBeInstanceOf(LiveStreamGone);

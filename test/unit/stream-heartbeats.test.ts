@@ -1,10 +1,11 @@
 /**
  * The stream watchdog's heartbeats (src/activities/heartbeat.ts): the first chunk and every change
  * of details beat at once; a burst of chunks with the same details beats once, not once a chunk;
- * the same details beat again after a quiet spell. Run in the SDK's activity test environment.
+ * the same details beat again after a quiet spell; a model call attempt holds its beats back for
+ * half its heartbeat timeout. Run in the SDK's activity test environment.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { watchStream } from '../../src/activities/heartbeat';
+import { DeferredHeartbeat, watchStream } from '../../src/activities/heartbeat';
 
 test('a burst of chunks beats once per change of details, and again after 500 ms', async () => {
   const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 60_000 });
@@ -26,5 +27,44 @@ test('a burst of chunks beats once per change of details, and again after 500 ms
     } finally {
       watchdog.dispose();
     }
+  });
+});
+
+test('a model call attempt sends nothing for half its heartbeat timeout, then the latest details held back, then every beat', async () => {
+  const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 400 });
+  const beats: unknown[] = [];
+  env.on('heartbeat', (d: unknown) => beats.push(d));
+  await env.run(async () => {
+    const hb = new DeferredHeartbeat();
+    try {
+      hb.beat({ phase: 'reading prompt' });
+      hb.beat({ phase: 'streaming' });
+      // A call that ends inside the window costs the server no heartbeat.
+      expect(beats).toEqual([]);
+      await new Promise((r) => setTimeout(r, 250));
+      expect(beats).toEqual([{ phase: 'streaming' }]);
+      hb.beat({ phase: 'streaming', n: 2 });
+      expect(beats).toEqual([{ phase: 'streaming' }, { phase: 'streaming', n: 2 }]);
+    } finally {
+      hb.dispose();
+    }
+  });
+});
+
+test('an attempt that fails inside the window records what it held back (the retry reads which process ran it); one that ends sends nothing later', async () => {
+  const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 400 });
+  const beats: unknown[] = [];
+  env.on('heartbeat', (d: unknown) => beats.push(d));
+  await env.run(async () => {
+    const failed = new DeferredHeartbeat();
+    failed.beat({ worker: 'w1' });
+    failed.flush();
+    failed.dispose();
+    expect(beats).toEqual([{ worker: 'w1' }]);
+    const done = new DeferredHeartbeat();
+    done.beat({ worker: 'w1', phase: 'streaming' });
+    done.dispose();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(beats).toEqual([{ worker: 'w1' }]);
   });
 });

@@ -1,8 +1,8 @@
 /**
- * The live server a model worker runs (ARCHITECTURE.md#live-tokens): `GET /live/<token>` answers
- * with the stream's frames as server-sent events (`data: <json>`), replayed from its first frame,
- * and closes after the `end` frame. There is no listing: a client learns a token only from the
- * heartbeat details of its own session's model call.
+ * The live server a model worker runs (ARCHITECTURE.md#live-tokens): `GET /live/<secret>/<key>`
+ * answers with the stream's frames as server-sent events (`data: <json>`), replayed from its first
+ * frame, and closes after the `end` frame. There is no listing: a client learns the secret only
+ * from `describe` of a session this worker served.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,7 +24,8 @@ export interface LiveServer {
   close(): Promise<void>;
 }
 
-const TOKEN = /^\/live\/([A-Za-z0-9_-]{16,64})$/;
+/** `<secret>/<run>/<activity>/<attempt>` (each part URI-encoded) or `<secret>/<one-off token>`. */
+const TOKEN = /^\/live\/([A-Za-z0-9_-]{16,64}(?:\/[A-Za-z0-9_.~%!'()*-]{1,256}){1,3})$/;
 
 export async function startLiveServer(hub: LiveHub, opts: LiveServerOptions = {}): Promise<LiveServer> {
   const server: Server = createServer((req, res) => {

@@ -6,7 +6,7 @@
 import type OpenAI from 'openai';
 import type { StopReason, Usage } from '../../shared/messages';
 import type { LiveHeartbeat } from '../../shared/stream-events';
-import type { LiveHub, LiveStream } from './hub';
+import type { LiveAttempt, LiveHub, LiveStream } from './hub';
 import { StreamTranslator } from './translate';
 
 export class LiveTap {
@@ -18,12 +18,12 @@ export class LiveTap {
   ) {}
 
   /** A tap for one attempt, or undefined when the worker serves no live streams. */
-  static open(hub: LiveHub | undefined, model: string): LiveTap | undefined {
-    const stream = hub?.open();
+  static open(hub: LiveHub | undefined, model: string, attempt?: LiveAttempt): LiveTap | undefined {
+    const stream = hub?.open(attempt);
     return stream ? new LiveTap(stream, model) : undefined;
   }
 
-  /** Heartbeat details naming this attempt's stream: how its session's clients find it. */
+  /** Heartbeat details naming this attempt's stream (for clients that predate the worker identity's mark). */
   details(phase: string): LiveHeartbeat {
     return { phase, live: this.stream.url };
   }
