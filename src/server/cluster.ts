@@ -27,9 +27,12 @@ export const HISTORY_SHARDS = 16;
  * Dynamic config every node gets. The history service reads each shard's transfer queue at most
  * `transferProcessorMaxPollRPS` times a second (default 20, i.e. a ~50 ms wait per hop of a
  * session); 1000 removes that wait without measurable cost (ARCHITECTURE.md#temporal-on-postgresql).
+ * Eager activity dispatch hands a model call to the worker that scheduled it
+ * (ARCHITECTURE.md#model-calls-on-the-workflow-queue).
  */
 export const SERVER_DYNAMIC_CONFIG: Record<string, unknown> = {
   'history.transferProcessorMaxPollRPS': 1000,
+  'system.enableActivityEagerExecution': true,
   'limit.maxIDLength': 255,
 };
 

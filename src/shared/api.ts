@@ -14,15 +14,25 @@ import type { PendingPermission } from './approvals';
 export const WORKFLOW_TYPE = 'agentSession';
 /** A short workflow that lists the endpoint's models through the model worker (`Query.supportedModels()`). */
 export const LIST_MODELS_WORKFLOW_TYPE = 'agentListModels';
-export const TASK_QUEUES = { workflow: 'agent', model: 'agent-model', tools: 'agent-tools' } as const;
+export const TASK_QUEUES = { workflow: 'agent', model: 'agent', tools: 'agent-tools', formerModel: 'agent-model' } as const;
 
 /**
- * The model and tool queues are named after the workflow's own queue (`agent` → `agent-model`,
+ * Model calls go to the workflow's own queue (its activity side), so a worker that runs both
+ * roles takes a session's next model call straight from the completion of the workflow task that
+ * scheduled it, with no trip through the server's matching (eager dispatch,
+ * ARCHITECTURE.md#model-calls-on-the-workflow-queue). Tools go to a queue named after it (`agent` →
  * `agent-tools`), so separate deployments (or test runs) sharing a server never cross; a session
  * may pin its tools to a workspace host's queue (`toolsTaskQueue`, ARCHITECTURE.md#tools-pinned-to-their-host).
+ * `formerModel` (`agent-model`) is where sessions started by earlier versions send theirs; model
+ * workers serve it too.
  */
 export function taskQueuesFor(workflowQueue: string, toolsTaskQueue?: string) {
-  return { workflow: workflowQueue, model: `${workflowQueue}-model`, tools: toolsTaskQueue ?? `${workflowQueue}-tools` };
+  return {
+    workflow: workflowQueue,
+    model: workflowQueue,
+    tools: toolsTaskQueue ?? `${workflowQueue}-tools`,
+    formerModel: `${workflowQueue}-model`,
+  };
 }
 
 export const interruptSignal = defineSignal('interrupt');

@@ -43,7 +43,11 @@ const HOST = '127.0.0.1';
  * The history service reads its transfer queue at most 20 times a second per shard, and start-dev
  * has one shard: every activity or workflow task waits ~50 ms to be dispatched, 200 ms per turn.
  */
-export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number>> = { 'history.transferProcessorMaxPollRPS': 1000 };
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean>> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+  // A model call goes straight to the worker whose workflow task scheduled it (ARCHITECTURE.md#model-calls-on-the-workflow-queue).
+  'system.enableActivityEagerExecution': true,
+};
 /** WAL lets readers (polls, queries) run beside the writer; `synchronous` stays FULL, so a commit is as durable as before. */
 export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal' };
 

@@ -1,6 +1,7 @@
 /**
- * Wiring only: one process, three Temporal workers (ARCHITECTURE.md#the-shape) sharing one connection —
- * workflows on `agent`, model calls on `agent-model`, tools on `agent-tools`.
+ * Wiring only: one process, Temporal workers sharing one connection (ARCHITECTURE.md#the-shape) —
+ * workflows and model calls on `agent` (one worker when both roles are here), tools on
+ * `agent-tools`, and model calls of sessions started by earlier versions on `agent-model`.
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -207,67 +208,80 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
     );
   }
   const activityInterceptors = tracing ? { interceptors: { activity: activityTracing(tracing) } } : {};
-  if (roles.has('workflow')) {
-    expectOneKindWorker(queues.workflow, 'workflows');
-    if (opts.workflowBundle && dataConverters.workflow?.failureConverterPath) checkBundleEncryptsFailures(opts.workflowBundle);
-    workers.push(
-      await Worker.create({
-        ...common,
-        taskQueue: queues.workflow,
-        dataConverter: dataConverters.workflow,
-        ...(opts.workflowBundle
-          ? { workflowBundle: opts.workflowBundle }
-          : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: PRELOADED_MODULES } }),
-        // How long the server keeps a session's task for this worker before it goes to the shared
-        // queue and is replayed elsewhere. Short, it costs a busy worker its cache (at 1 s, a
-        // saturated worker lost about one task in five to it, each then replayed from the whole history);
-        // after a crash the retried call clears the dead worker's stickiness instead
-        // (src/activities/sticky.ts), so recovery does not wait for this (ARCHITECTURE.md#recovery).
-        stickyQueueScheduleToStartTimeout: '10s',
-        sinks: { ...sinks, ...(traced?.sinks ?? {}) },
-        ...(traced && !opts.workflowBundle ? { interceptors: { workflowModules: traced.workflowModules } } : {}),
-        ...opts.tuning?.workflow,
-      }),
-    );
-  }
   let sandboxStatus: () => Promise<SandboxStatus | undefined> = async () => undefined;
   // MCP server connections of this worker (ARCHITECTURE.md#mcp), closed when it stops.
   const mcpPool = new McpPool();
   const hub = new LiveHub();
-  // Before the model worker: its identity names where its live streams are (ARCHITECTURE.md#live-tokens).
+  // Before the workers: the model role's identity names where its live streams are (ARCHITECTURE.md#live-tokens).
   const live: LiveServer | undefined = liveOptions ? await startLiveServer(hub, liveOptions) : undefined;
   try {
-    if (roles.has('model')) {
-      expectOneKindWorker(queues.model, 'activities');
-      const streams = hub.streamsUrl;
+    /** The model role: model calls and transcript reads, on the workflow's own queue (and the former one). */
+    const modelRole = (): Partial<WorkerOptions> => {
       const baseURL = opts.model?.baseURL ?? process.env.OPENAI_BASE_URL;
       const apiKey = opts.model?.apiKey ?? process.env.OPENAI_API_KEY;
       const limiter =
         opts.rateLimits === false || !limitingFromEnv() ? undefined : limiterFor(baseURL, apiKey, { ...capsFromEnv(), ...opts.rateLimits });
+      const streams = hub.streamsUrl;
+      return {
+        ...(streams ? { identity: `${opts.identity ?? `${process.pid}@${hostname()}`}${LIVE_IDENTITY_MARK}${streams}` } : {}),
+        activities: {
+          ...createSessionStoreActivities(),
+          ...createModelActivities({
+            baseURL,
+            apiKey,
+            ...(limiter ? { limiter, fleet: new FleetLimitSync(queues.workflow) } : {}),
+            pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
+            streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
+            heartbeatEveryMs: opts.model?.heartbeatEveryMs,
+            live: hub,
+            promptOffers,
+          }),
+        },
+        ...(opts.maxModelCallsPerSecond ? { maxTaskQueueActivitiesPerSecond: opts.maxModelCallsPerSecond } : {}),
+        ...opts.tuning?.model,
+      };
+    };
+    const model = roles.has('model') ? modelRole() : undefined;
+    if (roles.has('workflow')) {
+      // With the model role here too, one worker runs both on the queue: the server hands it each
+      // model call with the completion of the workflow task that scheduled it (eager dispatch,
+      // ARCHITECTURE.md#model-calls-on-the-workflow-queue).
+      if (!model) expectOneKindWorker(queues.workflow, 'workflows');
+      if (opts.workflowBundle && dataConverters.workflow?.failureConverterPath) checkBundleEncryptsFailures(opts.workflowBundle);
+      const workflowInterceptors = traced && !opts.workflowBundle ? { workflowModules: traced.workflowModules } : undefined;
+      const modelInterceptors = model && tracing ? { activity: activityTracing(tracing) } : undefined;
       workers.push(
         await Worker.create({
           ...common,
-          ...(streams ? { identity: `${opts.identity ?? `${process.pid}@${hostname()}`}${LIVE_IDENTITY_MARK}${streams}` } : {}),
-          taskQueue: queues.model,
-          dataConverter: dataConverters.activity,
-          ...activityInterceptors,
-          activities: {
-            ...createSessionStoreActivities(),
-            ...createModelActivities({
-              baseURL,
-              apiKey,
-              ...(limiter ? { limiter, fleet: new FleetLimitSync(queues.workflow) } : {}),
-              pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
-              streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
-              heartbeatEveryMs: opts.model?.heartbeatEveryMs,
-              live: hub,
-              promptOffers,
-            }),
-          },
-          ...(opts.maxModelCallsPerSecond ? { maxTaskQueueActivitiesPerSecond: opts.maxModelCallsPerSecond } : {}),
-          ...opts.tuning?.model,
+          ...model,
+          taskQueue: queues.workflow,
+          dataConverter: dataConverters.workflow,
+          ...(opts.workflowBundle
+            ? { workflowBundle: opts.workflowBundle }
+            : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: PRELOADED_MODULES } }),
+          // How long the server keeps a session's task for this worker before it goes to the shared
+          // queue and is replayed elsewhere. Short, it costs a busy worker its cache (at 1 s, a
+          // saturated worker lost about one task in five to it, each then replayed from the whole history);
+          // after a crash the retried call clears the dead worker's stickiness instead
+          // (src/activities/sticky.ts), so recovery does not wait for this (ARCHITECTURE.md#recovery).
+          stickyQueueScheduleToStartTimeout: '10s',
+          sinks: { ...sinks, ...(traced?.sinks ?? {}) },
+          ...(workflowInterceptors || modelInterceptors ? { interceptors: { ...workflowInterceptors, ...modelInterceptors } } : {}),
+          ...opts.tuning?.workflow,
         }),
       );
+    }
+    if (model) {
+      const activityWorker = (taskQueue: string, extra: Partial<WorkerOptions> = {}) =>
+        Worker.create({ ...common, ...model, taskQueue, dataConverter: dataConverters.activity, ...activityInterceptors, ...extra });
+      if (!roles.has('workflow')) {
+        expectOneKindWorker(queues.model, 'activities');
+        workers.push(await activityWorker(queues.model));
+      }
+      // Sessions started by earlier versions schedule their model calls on `<queue>-model`; a
+      // running one keeps doing so until it continues as new. One poller serves them.
+      expectOneKindWorker(queues.formerModel, 'activities');
+      workers.push(await activityWorker(queues.formerModel, { maxConcurrentActivityTaskPolls: 1 }));
     }
     if (roles.has('tools')) {
       const extraTools = (opts.tools ?? []).flatMap((t) => (isSdkMcpServer(t) ? sdkServerTools(t) : [t]));

@@ -56,6 +56,8 @@ export interface Harness {
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
   address: string;
+  /** The Prometheus endpoint of the harness's own dev server, when started with `devServer.metricsPort`. */
+  metricsUrl?: string;
   /** The workflow queue of this harness's worker (DURABLE_AGENT_TASK_QUEUE for spawned CLIs). */
   taskQueue: string;
   /** The environment a spawned `durable-agent` needs to reach this harness's server and worker. */
@@ -158,6 +160,7 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, harn
     stopWorker: () => stack.stopWorker(),
     startWorker: () => stack.startWorker(),
     address: stack.address,
+    ...(stack.server?.metricsUrl ? { metricsUrl: stack.server.metricsUrl } : {}),
     taskQueue: stack.taskQueue,
     env,
     workspace,

@@ -7,12 +7,12 @@ import * as batch from '../../src/shared/batch';
 
 test('session workflow type and queues', () => {
   expect(api.WORKFLOW_TYPE).toBe('agentSession');
-  expect(api.TASK_QUEUES).toEqual({ workflow: 'agent', model: 'agent-model', tools: 'agent-tools' });
+  expect(api.TASK_QUEUES).toEqual({ workflow: 'agent', model: 'agent', tools: 'agent-tools', formerModel: 'agent-model' });
 });
 
 test('model and tool queues are named after the workflow queue unless tools are pinned to a host', () => {
-  expect(api.taskQueuesFor('ci')).toEqual({ workflow: 'ci', model: 'ci-model', tools: 'ci-tools' });
-  expect(api.taskQueuesFor('ci', 'agent-tools@box')).toEqual({ workflow: 'ci', model: 'ci-model', tools: 'agent-tools@box' });
+  expect(api.taskQueuesFor('ci')).toEqual({ workflow: 'ci', model: 'ci', tools: 'ci-tools', formerModel: 'ci-model' });
+  expect(api.taskQueuesFor('ci', 'agent-tools@box')).toEqual({ workflow: 'ci', model: 'ci', tools: 'agent-tools@box', formerModel: 'ci-model' });
   expect(api.taskQueuesFor(api.TASK_QUEUES.workflow)).toEqual(api.TASK_QUEUES);
 });
 
