@@ -94,6 +94,27 @@ const MUTATIONS: Mutation[] = [
     to: '// (mutation) the SDK formats sandbox stacks',
     tests: ['test/session/workflow-stack-traces.test.ts'],
   },
+  {
+    name: 'start search attributes ignored (the first reply writes them again)',
+    file: 'src/workflows/state.ts',
+    from: 'return config.searchAttributes && config.searchAttributesAtStart',
+    to: 'return false && config.searchAttributesAtStart',
+    tests: ['test/client/client.test.ts'],
+  },
+  {
+    name: 'model call heartbeats not deferred (every call beats at once)',
+    file: 'src/activities/heartbeat.ts',
+    from: '    this.open = !timeout;',
+    to: '    this.open = true;',
+    tests: ['test/unit/stream-heartbeats.test.ts', 'test/session/live-tokens.test.ts'],
+  },
+  {
+    name: 'eager dispatch off in the dev server (model calls through matching)',
+    file: 'src/worker/dev-server.ts',
+    from: "  'system.enableActivityEagerExecution': true,",
+    to: "  'system.enableActivityEagerExecution': false,",
+    tests: ['test/session/model-queue.test.ts'],
+  },
 ];
 
 const root = path.resolve(__dirname, '..');
