@@ -103,7 +103,7 @@ export async function summarize(client: OpenAI, deps: ModelDeps, input: Summariz
         throw ApplicationFailure.create({ message: 'the model returned an empty summary', type: 'ModelEmptySummary' });
       }
     },
-    retry: retryPolicyOfThisActivity(),
+    retry: retryOf(input) ?? retryPolicyOfThisActivity(),
     phases: { reading: 'reading transcript', waiting: 'summarizing' },
     name: 'summarize',
   });
@@ -118,9 +118,18 @@ export async function summarize(client: OpenAI, deps: ModelDeps, input: Summariz
   };
 }
 
+/** The retry policy the workflow put in the input (sessions of this version). */
+function retryOf(input: SummarizeInput): RetryView | undefined {
+  const { maxAttempts, initialIntervalMs, maximumIntervalMs } = input;
+  return maxAttempts !== undefined && initialIntervalMs !== undefined && maximumIntervalMs !== undefined
+    ? { maxAttempts, initialIntervalMs, maximumIntervalMs }
+    : undefined;
+}
+
 /**
- * `SummarizeInput` does not carry the retry policy as `CallModelInput` does; the server tells
- * the activity its policy, which is the same one (both go through the model proxy).
+ * For calls scheduled by earlier versions, whose input has no policy: the server tells the
+ * activity its policy, which is the same one (both go through the model proxy) — except to an
+ * eagerly dispatched first attempt, whose info has none.
  */
 function retryPolicyOfThisActivity(): RetryView | undefined {
   // The worker hands the intervals over in milliseconds; 0 attempts means unlimited (no count to report).

@@ -39,6 +39,14 @@ export interface SummarizeInput {
   upTo: number;
   model: string;
   maxOutputTokens: number;
+  /**
+   * For `system/api_retry` events: the retry policy, as `CallModelInput` carries it. Absent in
+   * calls scheduled by earlier versions, which read it from the activity's info — where an
+   * eagerly dispatched first attempt has none (ARCHITECTURE.md#model-calls-on-the-workflow-queue).
+   */
+  maxAttempts?: number;
+  initialIntervalMs?: number;
+  maximumIntervalMs?: number;
 }
 
 /** A summary of part of the transcript (`summarize` activity), recorded in history once. */

@@ -166,6 +166,7 @@ async function compact(
     upTo: plan.summarizeUpTo,
     model: state.config.compaction.summaryModel ?? state.model,
     maxOutputTokens: state.config.compaction.summaryMaxTokens,
+    ...state.config.retry,
   });
   state.messages = applyCompaction(state.messages, summary.summary, plan, { task: state.config.prompt });
   state.costUsd += summary.costUsd;
