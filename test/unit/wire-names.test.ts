@@ -12,7 +12,12 @@ test('session workflow type and queues', () => {
 
 test('model and tool queues are named after the workflow queue unless tools are pinned to a host', () => {
   expect(api.taskQueuesFor('ci')).toEqual({ workflow: 'ci', model: 'ci', tools: 'ci-tools', formerModel: 'ci-model' });
-  expect(api.taskQueuesFor('ci', 'agent-tools@box')).toEqual({ workflow: 'ci', model: 'ci', tools: 'agent-tools@box', formerModel: 'ci-model' });
+  expect(api.taskQueuesFor('ci', 'agent-tools@box')).toEqual({
+    workflow: 'ci',
+    model: 'ci',
+    tools: 'agent-tools@box',
+    formerModel: 'ci-model',
+  });
   expect(api.taskQueuesFor(api.TASK_QUEUES.workflow)).toEqual(api.TASK_QUEUES);
 });
 
