@@ -1,8 +1,8 @@
 import type { Connection } from '@temporalio/client';
-import { mkdtempSync, openSync, readSync, closeSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AGENT_SEARCH_ATTRIBUTES, PortInUseError, runServerCommand, startDevServer } from '../src/worker/dev-server';
+import { AGENT_SEARCH_ATTRIBUTES, DevServerStartError, PortInUseError, runServerCommand, startDevServer } from '../src/worker/dev-server';
 import { TEST_NAMESPACE, testAddress } from './helpers/server';
 import { connectTemporal } from '../src/client/connection';
 import { scrape } from '../bench/server-metrics';
@@ -75,6 +75,31 @@ describe('Temporal dev server', () => {
     } finally {
       await plain.stop();
     }
+  });
+
+  it("a server that dies at start over a port taken meanwhile is started again, and its error names the panic's cause, not only the stack", async () => {
+    // A stand-in for the binary that panics as start-dev does when a port it picked was taken in between.
+    const dir = mkdtempSync(path.join(tmpdir(), 'da-devserver-'));
+    const bin = path.join(dir, 'temporal');
+    const runs = path.join(dir, 'runs');
+    writeFileSync(
+      bin,
+      [
+        '#!/bin/sh',
+        `echo run >> ${runs}`,
+        'echo "panic: listen tcp 127.0.0.1:41234: bind: address already in use" >&2',
+        'echo "" >&2',
+        'i=0; while [ $i -lt 60 ]; do echo "go.uber.org/dig.paramSingle.Build(...) frame $i" >&2; i=$((i+1)); done',
+        'exit 2',
+      ].join('\n'),
+    );
+    chmodSync(bin, 0o755);
+    const lines: string[] = [];
+    const attempt = startDevServer({ ui: false, dbFile: ':memory:', temporalBin: bin, log: (l) => lines.push(l) });
+    await expect(attempt).rejects.toBeInstanceOf(DevServerStartError);
+    await expect(attempt).rejects.toThrow('panic: listen tcp 127.0.0.1:41234: bind: address already in use');
+    expect(readFileSync(runs, 'utf8').trim().split('\n')).toHaveLength(3);
+    expect(lines.filter((l) => l.includes('a port was taken while the server started'))).toHaveLength(2);
   });
 
   // ARCHITECTURE.md#dev-server-throttle

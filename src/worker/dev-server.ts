@@ -160,8 +160,27 @@ async function choosePort(requested: number | undefined, flag: PortFlag, avoid: 
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Start a dev server; resolves once its frontend answers and our search attributes exist. */
+/** How many times a start that lost a port to another process is tried (ports are picked free, then bound by the server). */
+const START_ATTEMPTS = 3;
+
+/**
+ * Start a dev server; resolves once its frontend answers and our search attributes exist. A
+ * server that dies at start because a port it was about to bind was taken meanwhile (the ports
+ * are found free, then bound by the server, and start-dev picks its internal ones the same way) is
+ * started again on fresh ports, up to three times in all.
+ */
 export async function startDevServer(opts: DevServerOptions = {}): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServerOnce(opts);
+    } catch (e) {
+      if (!(e instanceof DevServerStartError) || !/address already in use/.test(e.outputTail) || attempt >= START_ATTEMPTS) throw e;
+      opts.log?.(`[dev-server] a port was taken while the server started; starting it again (attempt ${attempt + 1} of ${START_ATTEMPTS})`);
+    }
+  }
+}
+
+async function startDevServerOnce(opts: DevServerOptions): Promise<DevServer> {
   const ui = opts.ui ?? true;
   const namespace = opts.namespace ?? 'default';
   const timeoutMs = opts.startTimeoutMs ?? 60_000;
@@ -197,8 +216,12 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
 
   const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
+  // What went wrong is said once, before a Go panic's goroutine stacks fill the tail: keep it.
+  let panic: string[] | undefined;
   const onLine = (line: string): void => {
     if (line.trim().length === 0) return;
+    if (panic && panic.length < 3) panic.push(line);
+    else if (!panic && /^(panic|fatal error): |address already in use/.test(line)) panic = [line];
     tail.push(line);
     if (tail.length > 40) tail.shift();
     log?.(line);
@@ -264,7 +287,8 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
             ? err.message
             : String(err);
     await stop();
-    throw new DevServerStartError(reason, tail.join('\n'));
+    const output = panic && !tail.includes(panic[0]!) ? [...panic, '…', ...tail] : tail;
+    throw new DevServerStartError(reason, output.join('\n'));
   }
 
   return {
