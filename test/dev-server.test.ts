@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AGENT_SEARCH_ATTRIBUTES, DevServerStartError, PortInUseError, runServerCommand, startDevServer } from '../src/worker/dev-server';
 import { TEST_NAMESPACE, testAddress } from './helpers/server';
+import { waitFor } from './helpers/wait';
 import { connectTemporal } from '../src/client/connection';
 import { scrape } from '../bench/server-metrics';
 
@@ -63,8 +64,10 @@ describe('Temporal dev server', () => {
       } finally {
         await own.close();
       }
-      const counters = await scrape(server.metricsUrl!);
-      expect(counters.get('service_requests|frontend|DescribeNamespace')).toBeGreaterThanOrEqual(3);
+      // The server publishes its counters about once a second.
+      const described = async () => (await scrape(server.metricsUrl!)).get('service_requests|frontend|DescribeNamespace') ?? 0;
+      await waitFor('the three calls counted', async () => (await described()) >= 3, 15_000);
+      expect(await described()).toBeGreaterThanOrEqual(3);
     } finally {
       await server.stop();
     }

@@ -9,6 +9,7 @@ import { taskQueuesFor } from '../../src/shared/api';
 import { turn } from '../../src/testing/scripted-model';
 import { diff, scrape } from '../../bench/server-metrics';
 import { startHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/wait';
 
 let h: Harness;
 beforeAll(async () => {
@@ -25,9 +26,7 @@ test('a model call is scheduled on the workflow queue and handed to the worker e
     { permissionMode: 'bypassPermissions' },
   );
   expect(await handle.result()).toMatchObject({ subtype: 'success', num_turns: 3 });
-  // The server publishes its counters about once a second.
-  await new Promise((r) => setTimeout(r, 2_500));
-  const work = diff(await scrape(h.metricsUrl!), before);
+  const added = async () => diff(await scrape(h.metricsUrl!), before).get('service_requests|matching|AddActivityTask') ?? 0;
 
   const { events } = await handle.workflow.fetchHistory();
   const scheduled = (events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
@@ -36,8 +35,11 @@ test('a model call is scheduled on the workflow queue and handed to the worker e
   for (const a of models) expect(a.taskQueue?.name).toBe(h.taskQueue);
   const elsewhere = scheduled.filter((a) => a.taskQueue?.name !== h.taskQueue);
   expect(elsewhere.length).toBeGreaterThanOrEqual(2); // the two Globs, at least (and the set-up on the tools queue)
-  // Matching saw the tools queue's tasks and none of the model calls.
-  expect(work.get('service_requests|matching|AddActivityTask')).toBe(elsewhere.length);
+  // Matching saw the tools queue's tasks and none of the model calls. (The server publishes its
+  // counters about once a second: wait for the tool tasks to show, then a little more for any other.)
+  await waitFor('the tool tasks counted', async () => (await added()) >= elsewhere.length, 15_000);
+  await new Promise((r) => setTimeout(r, 2_000));
+  expect(await added()).toBe(elsewhere.length);
 });
 
 test('the model role also polls the former model queue, where sessions of earlier versions schedule their calls', async () => {
