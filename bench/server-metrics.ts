@@ -1,9 +1,8 @@
 /**
  * The Temporal server's own work, read from its Prometheus endpoint (`--metrics-port`): requests
  * each service answered, storage operations it made (and the time they took), background tasks it
- * ran, by operation, between two scrapes. The
- * throughput benchmark divides them by the turns run, so the two loops' cost to the server can be
- * compared call by call.
+ * ran, by operation, between two scrapes. The throughput benchmark divides them by the turns run,
+ * so the two loops' cost to the server can be compared call by call.
  */
 
 /** `metric|service|operation` → count, summed over the other labels (namespace, task queue…). */

@@ -18,7 +18,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { PayloadCodec } from '@temporalio/common';
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import * as api from '../shared/api';
-import { startSearchAttributes } from '../shared/batch';
+import { startConfig, startSearchAttributes } from '../shared/batch';
 import { parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
 import { refuseSecretEnv } from '../shared/secret-env';
 import type { EventsPage, ResultMessage, SessionEvent } from '../shared/events';
@@ -171,7 +171,7 @@ export class DurableAgentClient {
       handle = await this.client.workflow.start(api.WORKFLOW_TYPE, {
         workflowId: sessionId,
         taskQueue: this.taskQueue,
-        args: [{ ...config, sessionId, ...(config.searchAttributes ? { searchAttributesAtStart: true } : {}) }],
+        args: [startConfig({ ...config, sessionId })],
         typedSearchAttributes: startSearchAttributes(config),
         // Read back by `latestSessionIn` (catalog.ts, the SDK's `continue`); a memo needs no registration on the server.
         memo: { cwd: config.cwd },

@@ -227,6 +227,14 @@ export function startSearchAttributes(config: Pick<SessionConfig, 'model' | 'bat
   ];
 }
 
+/**
+ * The config a session is started with beside `startSearchAttributes(config)`: marked
+ * `searchAttributesAtStart`, so its loop does not write them again after its first reply.
+ */
+export function startConfig<C extends Pick<SessionConfig, 'searchAttributes'>>(config: C): C {
+  return config.searchAttributes ? { ...config, searchAttributesAtStart: true } : config;
+}
+
 /** Batch and job workflows carry only the batch id (so `AgentBatchId = X` finds all of a batch). */
 export function batchSearchAttributes(batchId: string): SearchAttributePair[] {
   return [{ key: keys.batchId, value: batchId }];

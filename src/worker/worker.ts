@@ -249,7 +249,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       if (!model) expectOneKindWorker(queues.workflow, 'workflows');
       if (opts.workflowBundle && dataConverters.workflow?.failureConverterPath) checkBundleEncryptsFailures(opts.workflowBundle);
       const workflowInterceptors = traced && !opts.workflowBundle ? { workflowModules: traced.workflowModules } : undefined;
-      const modelInterceptors = model && tracing ? { activity: activityTracing(tracing) } : undefined;
+      const modelInterceptors = model ? activityInterceptors.interceptors : undefined;
       workers.push(
         await Worker.create({
           ...common,

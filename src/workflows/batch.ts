@@ -72,6 +72,7 @@ import {
   sessionIdFor,
   setConcurrencySignal,
   spendSignal,
+  startConfig,
   startSearchAttributes,
   MAX_CONCURRENCY,
   type BatchCarried,
@@ -340,7 +341,7 @@ export async function agentBatchJob(input: BatchJobInput): Promise<JobOutcome> {
       workflowId: sessionId,
       taskQueue: workflowInfo().taskQueue,
       // A child's input is not compared on replay: jobs started before this field existed replay as they were.
-      args: [config.searchAttributes ? { ...config, searchAttributesAtStart: true } : config],
+      args: [startConfig(config)],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
       // If this job workflow is terminated, its session is asked to stop (it ends `aborted`).
       parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,

@@ -134,6 +134,12 @@ test('200 jobs at --concurrency 20: never more than 20 running; killed submitter
   const overlap = maxOverlap(described.map((d) => ({ start: d.startTime.getTime(), close: d.closeTime!.getTime() })));
   expect(overlap).toBeLessThanOrEqual(20);
   expect(overlap).toBeGreaterThan(1);
+  // A job's session was started with its search attributes, so its loop wrote them once, at the end.
+  const { events } = await h.client.client.workflow.getHandle(sessions[0]!.id).fetchHistory();
+  const agentUpserts = (events ?? []).filter((e) =>
+    Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}).some((k) => k.startsWith('Agent')),
+  );
+  expect(agentUpserts).toHaveLength(1);
 
   const out = path.join(h.workspace(), 'results.jsonl');
   const res = await cli(['results', batchId, '--out', out], { env: h.env });

@@ -7,10 +7,16 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DeferredHeartbeat, watchStream } from '../../src/activities/heartbeat';
 
-test('a burst of chunks beats once per change of details, and again after 500 ms', async () => {
-  const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 60_000 });
+/** An activity environment with this heartbeat timeout, and the details of every beat it sent. */
+function recording(heartbeatTimeoutMs: number): { env: MockActivityEnvironment; beats: unknown[] } {
+  const env = new MockActivityEnvironment({ heartbeatTimeoutMs });
   const beats: unknown[] = [];
   env.on('heartbeat', (d: unknown) => beats.push(d));
+  return { env, beats };
+}
+
+test('a burst of chunks beats once per change of details, and again after 500 ms', async () => {
+  const { env, beats } = recording(60_000);
   await env.run(async () => {
     const watchdog = watchStream({ idleMs: 60_000, phase: 'waiting' });
     try {
@@ -31,9 +37,7 @@ test('a burst of chunks beats once per change of details, and again after 500 ms
 });
 
 test('a model call attempt sends nothing for half its heartbeat timeout, then the latest details held back, then every beat', async () => {
-  const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 400 });
-  const beats: unknown[] = [];
-  env.on('heartbeat', (d: unknown) => beats.push(d));
+  const { env, beats } = recording(400);
   await env.run(async () => {
     const hb = new DeferredHeartbeat();
     try {
@@ -52,9 +56,7 @@ test('a model call attempt sends nothing for half its heartbeat timeout, then th
 });
 
 test('an attempt that fails inside the window records what it held back (the retry reads which process ran it); one that ends sends nothing later', async () => {
-  const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 400 });
-  const beats: unknown[] = [];
-  env.on('heartbeat', (d: unknown) => beats.push(d));
+  const { env, beats } = recording(400);
   await env.run(async () => {
     const failed = new DeferredHeartbeat();
     failed.beat({ worker: 'w1' });
