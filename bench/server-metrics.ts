@@ -47,6 +47,13 @@ export async function scrape(url: string): Promise<Counters> {
   return parseCounters(await res.text());
 }
 
+/** The counters of several endpoints (a cluster's nodes), summed. */
+export async function scrapeAll(urls: string[]): Promise<Counters> {
+  const out: Counters = new Map();
+  for (const c of await Promise.all(urls.map(scrape))) for (const [k, v] of c) out.set(k, (out.get(k) ?? 0) + v);
+  return out;
+}
+
 export function diff(after: Counters, before: Counters): Counters {
   const out: Counters = new Map();
   for (const [k, v] of after) {

@@ -74,6 +74,11 @@ export interface PostgresServerOptions {
   log?: (line: string) => void;
   /** Per start-up (default 120 s). */
   startTimeoutMs?: number;
+  /**
+   * Serve each node's server metrics for Prometheus on its own address at this port (its
+   * requests, storage operations and background tasks, by operation). Default: not served.
+   */
+  metricsPort?: number;
 }
 
 export interface ServerNode {
@@ -92,6 +97,8 @@ export interface PostgresServer {
   namespace: string;
   ports: NodePorts;
   nodes: ServerNode[];
+  /** Each node's Prometheus endpoint (`http://IP:PORT/metrics`), when `metricsPort` was given. */
+  metricsUrls?: string[];
   /** SIGTERM every node, SIGKILL after 15 s; resolves once all exited. Idempotent. */
   stop(): Promise<void>;
 }
@@ -124,12 +131,18 @@ export async function freePortOn(hosts: string[], avoid: Set<number> = new Set()
 }
 
 /** Complete `requested` with free ports; a requested port that is taken is an error (PortInUseError for the frontend). */
-export async function choosePorts(requested: Partial<NodePorts>, hosts: string[]): Promise<NodePorts> {
+export async function choosePorts(requested: Partial<NodePorts>, hosts: string[], metricsPort?: number): Promise<NodePorts> {
   const out: Partial<NodePorts> = {};
   const taken = new Set<number>();
+  if (metricsPort !== undefined) {
+    if (!(await Promise.all(hosts.map((h) => canBind(metricsPort, h)))).every(Boolean))
+      throw new Error(`metrics port ${metricsPort} is already in use`);
+    taken.add(metricsPort);
+  }
   for (const key of Object.keys(DEFAULT_PORTS) as (keyof NodePorts)[]) {
     const want = requested[key];
     if (want === undefined) continue;
+    if (want === metricsPort) throw new Error(`port ${want} (${key}) is also the metrics port`);
     if (!(await Promise.all(hosts.map((h) => canBind(want, h)))).every(Boolean)) {
       if (key === 'frontend') throw new PortInUseError(want);
       throw new Error(`port ${want} (${key}) is already in use`);
@@ -152,6 +165,7 @@ export function nodeConfig(opts: {
   firstIp: string;
   ports: NodePorts;
   dynamicConfigFile: string;
+  metricsPort?: number;
 }): string {
   const { target: t, ip, ports } = opts;
   // Each of a node's four services has its own pools: at most 4 × (8 + 3) connections per node,
@@ -178,7 +192,12 @@ export function nodeConfig(opts: {
       visibilityStore: 'visibility',
       datastores: { default: sql(t.database, 8, 3), visibility: sql(t.visibilityDatabase, 3, 1) },
     },
-    global: { membership: { maxJoinDuration: '30s', broadcastAddress: ip } },
+    global: {
+      membership: { maxJoinDuration: '30s', broadcastAddress: ip },
+      ...(opts.metricsPort === undefined
+        ? {}
+        : { metrics: { prometheus: { timerType: 'histogram', listenAddress: `${ip}:${opts.metricsPort}` } } }),
+    },
     services: {
       frontend: rpc(ports.frontend, ports.frontendMembership),
       history: rpc(ports.history, ports.historyMembership),
@@ -295,7 +314,7 @@ export async function startPostgresServer(opts: PostgresServerOptions): Promise<
   const n = opts.nodes ?? 1;
   const namespace = opts.namespace ?? 'default';
   const ips = Array.from({ length: n }, (_, i) => nodeIp(i));
-  const ports = await choosePorts(opts.ports ?? {}, ips);
+  const ports = await choosePorts(opts.ports ?? {}, ips, opts.metricsPort);
   fs.mkdirSync(opts.stateDir, { recursive: true });
   const dynamicConfigPath = path.resolve(opts.stateDir, 'dynamicconfig.yaml');
   fs.writeFileSync(dynamicConfigPath, dynamicConfigFile(SERVER_DYNAMIC_CONFIG));
@@ -307,7 +326,14 @@ export async function startPostgresServer(opts: PostgresServerOptions): Promise<
     // The config holds the database password: readable by this user only.
     fs.writeFileSync(
       path.join(root, 'config', 'development.yaml'),
-      nodeConfig({ target: opts.target, ip: ips[i]!, firstIp: ips[0]!, ports, dynamicConfigFile: dynamicConfigPath }),
+      nodeConfig({
+        target: opts.target,
+        ip: ips[i]!,
+        firstIp: ips[0]!,
+        ports,
+        dynamicConfigFile: dynamicConfigPath,
+        ...(opts.metricsPort === undefined ? {} : { metricsPort: opts.metricsPort }),
+      }),
       {
         mode: 0o600,
       },
@@ -375,5 +401,6 @@ export async function startPostgresServer(opts: PostgresServerOptions): Promise<
     await stop();
     throw err;
   }
-  return { address: addresses[0]!, addresses, namespace, ports, nodes, stop };
+  const metricsUrls = opts.metricsPort === undefined ? undefined : ips.map((ip) => `http://${ip}:${opts.metricsPort}/metrics`);
+  return { address: addresses[0]!, addresses, namespace, ports, nodes, stop, ...(metricsUrls ? { metricsUrls } : {}) };
 }

@@ -15,7 +15,7 @@ export const DEFAULT_STATE_DIR = path.join('.durable-agent', 'postgres-server');
 /** Loopback addresses 127.0.0.1 … 127.0.0.16. */
 const MAX_NODES = 16;
 
-export const POSTGRES_SERVER_USAGE = `usage: durable-agent server --postgres URL [--nodes N] [--port 7233] [--namespace default] [--state-dir DIR]
+export const POSTGRES_SERVER_USAGE = `usage: durable-agent server --postgres URL [--nodes N] [--port 7233] [--metrics-port N] [--namespace default] [--state-dir DIR]
 
 Runs the full Temporal server (frontend, history, matching, worker services; ${HISTORY_SHARDS} history shards)
 on PostgreSQL until Ctrl-C. The server is built from source with Go on first use.
@@ -23,6 +23,7 @@ on PostgreSQL until Ctrl-C. The server is built from source with Go on first use
                    DATABASE_visibility are created if missing; their schema is set up or upgraded
   --nodes N        N server processes forming one cluster on 127.0.0.1 … 127.0.0.N (default 1)
   --port N         gRPC frontend port on each node address (default 7233)
+  --metrics-port N serve each node's server metrics for Prometheus at http://NODE-ADDRESS:N/metrics
   --namespace NS   namespace to register (default 'default')
   --state-dir DIR  where node configs and logs go (default ${DEFAULT_STATE_DIR})
 The Web UI is not served in this mode: run the temporal-ui service of docker-compose.yml.`;
@@ -46,7 +47,15 @@ export async function runPostgresServerCommand(argv: string[]): Promise<number> 
       return 2;
     }
   }
-  let values: { postgres?: string; nodes?: string; port?: string; namespace?: string; 'state-dir'?: string; help?: boolean };
+  let values: {
+    postgres?: string;
+    nodes?: string;
+    port?: string;
+    'metrics-port'?: string;
+    namespace?: string;
+    'state-dir'?: string;
+    help?: boolean;
+  };
   try {
     values = parseArgs({
       args: argv,
@@ -56,6 +65,7 @@ export async function runPostgresServerCommand(argv: string[]): Promise<number> 
         postgres: { type: 'string' },
         nodes: { type: 'string' },
         port: { type: 'string' },
+        'metrics-port': { type: 'string' },
         namespace: { type: 'string' },
         'state-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -85,6 +95,11 @@ export async function runPostgresServerCommand(argv: string[]): Promise<number> 
     err(`error: --port must be a port number from 1 to ${MAX_PORT} (Temporal stores it in a smallint), got '${values.port}'`);
     return 2;
   }
+  const metricsPort = values['metrics-port'] === undefined ? undefined : Number(values['metrics-port']);
+  if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 1 || metricsPort > 65535 || metricsPort === port)) {
+    err(`error: --metrics-port must be a port number from 1 to 65535 other than --port, got '${values['metrics-port']}'`);
+    return 2;
+  }
 
   let signalled: NodeJS.Signals | undefined;
   let onSignal: (sig: NodeJS.Signals) => void = (sig) => {
@@ -110,6 +125,7 @@ export async function runPostgresServerCommand(argv: string[]): Promise<number> 
       install,
       nodes,
       ports,
+      ...(metricsPort === undefined ? {} : { metricsPort }),
       namespace: values.namespace ?? 'default',
       stateDir: values['state-dir'] ?? DEFAULT_STATE_DIR,
       // Start-up logs transient errors (shards not yet owned); after it, show the server's errors.
@@ -122,6 +138,7 @@ export async function runPostgresServerCommand(argv: string[]): Promise<number> 
     out(`  gRPC address: ${server.address}`);
     if (nodes > 1) out(`  every node:   ${server.addresses.join(', ')}`);
     out(`  namespace:    ${server.namespace}`);
+    if (server.metricsUrls) out(`  metrics:      ${server.metricsUrls.join(', ')}`);
     out(`  database:     ${redactUrl(values.postgres)} (${target.database}, ${target.visibilityDatabase})`);
     out(`  logs:         ${path.resolve(values['state-dir'] ?? DEFAULT_STATE_DIR)}/node-*/server.log`);
     out('Point workers and clients at it with:');

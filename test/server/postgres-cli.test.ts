@@ -49,6 +49,10 @@ test('bad input exits 2 naming the problem, before anything is built', async () 
   expect((await refused(['--postgres', 'postgres:///temporal'])).stderr).toContain('--postgres: the URL has no host');
   expect((await refused(['--postgres', 'mysql://h/db'])).stderr).toContain('must start with postgres://');
   expect((await refused(['--postgres', dbUrl('x'), '--ui-port', '8080'])).stderr).toContain('--ui-port is not available with --postgres');
+  for (const bad of ['0', 'x', '7233'])
+    expect((await refused(['--postgres', dbUrl('x'), '--metrics-port', bad])).stderr).toContain(
+      `--metrics-port must be a port number from 1 to 65535 other than --port, got '${bad}'`,
+    );
   const closed = await freePortOn(['127.0.0.1']);
   expect((await refused(['--postgres', `postgres://postgres@127.0.0.1:${closed}/temporal`])).stderr).toContain(
     `PostgreSQL at 127.0.0.1:${closed} (user postgres) is unreachable (ECONNREFUSED)`,

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { batchResults, batchStatus, submitBatch } from '../../src/client/batch';
 import { readJobsFile } from '../../src/client/jobs-file';
-import { startPostgresServer, type PostgresServer } from '../../src/server/cluster';
+import { scrape, total } from '../../bench/server-metrics';
+import { freePortOn, startPostgresServer, type PostgresServer } from '../../src/server/cluster';
 import { ensureTemporalServer, type TemporalServerInstall } from '../../src/server/ensure-temporal-server';
 import { parsePostgresUrl, setupSchemas, type PostgresTarget } from '../../src/server/postgres';
 import type { BatchProgress } from '../../src/shared/batch';
@@ -36,13 +37,14 @@ afterEach(async () => {
 async function cluster(
   label: string,
   nodes: number,
+  metricsPort?: number,
 ): Promise<{ server: PostgresServer; stack: Stack; target: PostgresTarget; restart(): Promise<PostgresServer> }> {
   const url = uniqueDatabaseUrl(label);
   cleanups.push(() => dropDatabases(url));
   const target = parsePostgresUrl(url);
   await setupSchemas(target, install, () => undefined);
   const stateDir = mkdtempSync(path.join(tmpdir(), `da-pg-${label}-`));
-  const start = (ports?: PostgresServer['ports']) => startPostgresServer({ target, install, stateDir, nodes, ports });
+  const start = (ports?: PostgresServer['ports']) => startPostgresServer({ target, install, stateDir, nodes, ports, metricsPort });
   let server = await start();
   cleanups.push(() => server.stop());
   const stack = await startStack({
@@ -134,8 +136,10 @@ test('a 50-session batch finishes although the server process is SIGKILLed and r
 }, 600_000);
 
 test('a two-node cluster finishes a 50-session batch after one node is SIGKILLed mid-batch', async () => {
-  const { server, stack, target } = await cluster('nodes', 2);
+  const metricsPort = await freePortOn(['127.0.0.1', '127.0.0.2']);
+  const { server, stack, target } = await cluster('nodes', 2, metricsPort);
   expect(server.addresses).toEqual([`127.0.0.1:${server.ports.frontend}`, `127.0.0.2:${server.ports.frontend}`]);
+  expect(server.metricsUrls).toEqual([`http://127.0.0.1:${metricsPort}/metrics`, `http://127.0.0.2:${metricsPort}/metrics`]);
   // One cluster: both nodes' history services heartbeat into the shared membership table (role 2 = history).
   const members = await sqlIn(
     target,
@@ -145,6 +149,16 @@ test('a two-node cluster finishes a 50-session batch after one node is SIGKILLed
   expect(members.map((r) => r.rpc_address)).toEqual(['127.0.0.1', '127.0.0.2']);
   const batchId = await submit(stack, 'nodes');
   await midBatch(stack, batchId);
+  // Each node serves its own metrics: both history services have stored workflow updates by now
+  // (the server publishes its counters about once a second).
+  for (const url of server.metricsUrls!) {
+    await waitFor(`history writes counted at ${url}`, async () => total(await scrape(url), 'persistence_requests') > 0, {
+      timeoutMs: 30_000,
+      everyMs: 500,
+    });
+    const updates = (await scrape(url)).get('persistence_requests|history|UpdateWorkflowExecution') ?? 0;
+    expect(updates).toBeGreaterThan(0);
+  }
   // Node 2 owns about half of the history shards; they move to node 1 once it is gone.
   await kill(server.nodes[1]!.process);
   await expectAllFinish(stack, batchId);
