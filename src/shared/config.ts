@@ -132,6 +132,14 @@ export const SessionConfig = z
      */
     searchAttributesAtStart: z.boolean().optional(),
     /**
+     * Set by whoever starts the session (`startConfig`: the client, a batch job): the session lists
+     * its tools and loads its settings in one step — both activities scheduled together — and
+     * records no `settings-and-hooks` patch marker (such a session always loads them). Sessions
+     * started without it take the two steps one after the other, as they always did
+     * (ARCHITECTURE.md#session-start-in-one-step).
+     */
+    setupAtOnce: z.boolean().optional(),
+    /**
      * Continue the conversation of this session id: its transcript is loaded before the first turn
      * and `prompt` follows it. Without `forkSession` the new session keeps that id (a new run of the
      * same workflow id, once the old run has closed); with it, the new session has its own id.

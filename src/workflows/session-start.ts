@@ -12,6 +12,7 @@ import { DURABLE_AGENT_VERSION } from '../shared/version';
 import { todoWriteSpec } from '../shared/todo';
 import { taskCompleteSpec } from '../shared/done-tool';
 import type { EventLog, LoopState } from './state';
+import type { ToolSpec } from '../shared/tools';
 import { visibleTools } from './tool-calls';
 import { taskToolSpec, taskToolVisible } from './subagents';
 import { sandboxInitWarning } from '../shared/sandbox';
@@ -31,8 +32,15 @@ export async function startSession(deps: {
     const loaded = await deps.store.loadTranscript({ sessionId: cfg.resume, excludeRunId: deps.runId });
     state.messages = [...loaded.messages, ...state.messages];
   }
-  const all = await deps.tools.listTools();
-  if (patched(SETTINGS_PATCH)) await loadSettings(deps);
+  let all: ToolSpec[];
+  if (cfg.setupAtOnce) {
+    // Both on the tools worker, neither needs the other: scheduled together, one round trip
+    // (ARCHITECTURE.md#session-start-in-one-step). Settings always load, so no patch marker.
+    [all] = await Promise.all([deps.tools.listTools(), loadSettings(deps)]);
+  } else {
+    all = await deps.tools.listTools();
+    if (patched(SETTINGS_PATCH)) await loadSettings(deps);
+  }
   const mcpTools = await listMcpTools(deps);
   const extra = [todoWriteSpec, ...(cfg.requireDoneTool ? [taskCompleteSpec] : [])];
   state.tools = visibleTools([...all, ...extra, ...mcpTools], cfg);
