@@ -108,8 +108,12 @@ export function gaps(times: number[]): number[] {
   return times.slice(1).map((t, i) => t - times[i]!);
 }
 
+/** The middle value; for an even count, the mean of the two middle ones. */
 export function median(xs: number[]): number {
-  return percentile(xs, 50);
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 export function percentile(xs: number[], p: number): number {
