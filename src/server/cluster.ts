@@ -116,6 +116,11 @@ export function canBind(port: number, host: string): Promise<boolean> {
   });
 }
 
+/** Can `port` be bound on every one of `hosts`? */
+async function freeOnAll(port: number, hosts: string[]): Promise<boolean> {
+  return (await Promise.all(hosts.map((h) => canBind(port, h)))).every(Boolean);
+}
+
 /** Temporal keeps each node's ports in a PostgreSQL smallint (cluster_membership): they must stay below 32768. */
 export const MAX_PORT = 32767;
 const LOW_PORTS = { from: 20000, to: MAX_PORT };
@@ -125,7 +130,7 @@ export async function freePortOn(hosts: string[], avoid: Set<number> = new Set()
   for (let i = 0; i < 200; i++) {
     const port = LOW_PORTS.from + Math.floor(Math.random() * (LOW_PORTS.to - LOW_PORTS.from));
     if (avoid.has(port)) continue;
-    if ((await Promise.all(hosts.map((h) => canBind(port, h)))).every(Boolean)) return port;
+    if (await freeOnAll(port, hosts)) return port;
   }
   throw new Error('could not find a free port on every node address');
 }
@@ -135,15 +140,14 @@ export async function choosePorts(requested: Partial<NodePorts>, hosts: string[]
   const out: Partial<NodePorts> = {};
   const taken = new Set<number>();
   if (metricsPort !== undefined) {
-    if (!(await Promise.all(hosts.map((h) => canBind(metricsPort, h)))).every(Boolean))
-      throw new Error(`metrics port ${metricsPort} is already in use`);
+    if (!(await freeOnAll(metricsPort, hosts))) throw new Error(`metrics port ${metricsPort} is already in use`);
     taken.add(metricsPort);
   }
   for (const key of Object.keys(DEFAULT_PORTS) as (keyof NodePorts)[]) {
     const want = requested[key];
     if (want === undefined) continue;
     if (want === metricsPort) throw new Error(`port ${want} (${key}) is also the metrics port`);
-    if (!(await Promise.all(hosts.map((h) => canBind(want, h)))).every(Boolean)) {
+    if (!(await freeOnAll(want, hosts))) {
       if (key === 'frontend') throw new PortInUseError(want);
       throw new Error(`port ${want} (${key}) is already in use`);
     }
@@ -332,7 +336,7 @@ export async function startPostgresServer(opts: PostgresServerOptions): Promise<
         firstIp: ips[0]!,
         ports,
         dynamicConfigFile: dynamicConfigPath,
-        ...(opts.metricsPort === undefined ? {} : { metricsPort: opts.metricsPort }),
+        metricsPort: opts.metricsPort,
       }),
       {
         mode: 0o600,
@@ -402,5 +406,5 @@ export async function startPostgresServer(opts: PostgresServerOptions): Promise<
     throw err;
   }
   const metricsUrls = opts.metricsPort === undefined ? undefined : ips.map((ip) => `http://${ip}:${opts.metricsPort}/metrics`);
-  return { address: addresses[0]!, addresses, namespace, ports, nodes, stop, ...(metricsUrls ? { metricsUrls } : {}) };
+  return { address: addresses[0]!, addresses, namespace, ports, nodes, stop, metricsUrls };
 }

@@ -125,7 +125,7 @@ export async function runPostgresServerCommand(argv: string[]): Promise<number> 
       install,
       nodes,
       ports,
-      ...(metricsPort === undefined ? {} : { metricsPort }),
+      metricsPort,
       namespace: values.namespace ?? 'default',
       stateDir: values['state-dir'] ?? DEFAULT_STATE_DIR,
       // Start-up logs transient errors (shards not yet owned); after it, show the server's errors.

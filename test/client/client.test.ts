@@ -211,8 +211,9 @@ test('a session started by the client lists its tools and loads its settings in 
     const changeVersions = events.filter(
       (e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion,
     );
+    const tools = scheduledIn('listTools');
     return {
-      oneTask: scheduledIn('listTools') !== undefined && scheduledIn('listTools')?.toString() === scheduledIn('loadSettings')?.toString(),
+      oneTask: tools !== undefined && String(tools) === String(scheduledIn('loadSettings')),
       markers: events.filter((e) => e.markerRecordedEventAttributes).length,
       changeVersions: changeVersions.length,
     };
