@@ -114,6 +114,8 @@ export function childOptions(
     ...(cfg.toolsTaskQueue ? { toolsTaskQueue: cfg.toolsTaskQueue } : {}),
     ...(cfg.agents ? { agents: cfg.agents } : {}),
     maxSubagentDepth: cfg.maxSubagentDepth,
+    // A child of a session started in one step starts the same way (ARCHITECTURE.md#session-start-in-one-step).
+    ...(cfg.setupAtOnce ? { setupAtOnce: true } : {}),
     subagent: {
       parentSessionId: recordedSessionId(state),
       parentToolUseId: call.id,

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DurableAgentClient, resolveConnectOptions } from '../../src/client/client';
 import { query } from '../../src/client/query';
-import { temporal } from '@temporalio/proto';
 import { turn } from '../../src/testing/scripted-model';
 import { WORKFLOW_TYPE } from '../../src/shared/api';
 import type { SessionEvent } from '../../src/shared/events';
 import type { StreamMessage } from '../../src/client/live';
 import { createWorker, type AgentWorker } from '../../src/worker/worker';
 import { kinds, scenarioTag, startHarness, useHarness } from '../helpers/harness';
+import { startShape } from '../helpers/session-start';
 import { waitFor } from '../helpers/wait';
 
 const h = useHarness();
@@ -203,24 +203,9 @@ test('a session writes its search attributes only when they change: its first re
 });
 
 test('a session started by the client lists its tools and loads its settings in one workflow task, with no patch marker; one started without `setupAtOnce` takes two', async () => {
-  const setup = async (handle: { workflow: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> } }) => {
-    const events = (await handle.workflow.fetchHistory()).events ?? [];
-    const scheduledIn = (name: string) =>
-      events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name)?.activityTaskScheduledEventAttributes
-        ?.workflowTaskCompletedEventId;
-    const changeVersions = events.filter(
-      (e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion,
-    );
-    const tools = scheduledIn('listTools');
-    return {
-      oneTask: tools !== undefined && String(tools) === String(scheduledIn('loadSettings')),
-      markers: events.filter((e) => e.markerRecordedEventAttributes).length,
-      changeVersions: changeVersions.length,
-    };
-  };
   const fresh = await h.start({ name: 'setup-once', turns: [turn.text('done')] }, {});
   expect(await fresh.result()).toMatchObject({ subtype: 'success', result: 'done' });
-  expect(await setup(fresh)).toEqual({ oneTask: true, markers: 0, changeVersions: 0 });
+  expect(await startShape(fresh.workflow)).toEqual({ oneTask: true, markers: 0, changeVersions: 0 });
 
   // The config as an earlier client sent it: the two steps and the patch, as recorded histories have them.
   h.model.addScenario({ name: 'setup-twice', turns: [turn.text('done too')] });
@@ -230,7 +215,7 @@ test('a session started by the client lists its tools and loads its settings in 
     args: [{ prompt: `${scenarioTag('setup-twice')} go`, cwd: tmpdir(), model: 'gpt-4.1-mini', permissionMode: 'bypassPermissions' }],
   });
   expect(await earlier.result()).toMatchObject({ subtype: 'success', result: 'done too' });
-  expect(await setup({ workflow: earlier })).toEqual({ oneTask: false, markers: 1, changeVersions: 1 });
+  expect(await startShape(earlier)).toEqual({ oneTask: false, markers: 1, changeVersions: 1 });
 });
 
 test('messages() reads a long session from the start across continue-as-new, past what the latest run kept', async () => {

@@ -10,6 +10,7 @@ import { turn } from '../../src/testing/scripted-model';
 import type { SessionEvent } from '../../src/shared/events';
 import type { Message, ToolResultBlock } from '../../src/shared/messages';
 import { collect, scenarioTag, useHarness } from '../helpers/harness';
+import { startShape } from '../helpers/session-start';
 import { waitFor } from '../helpers/wait';
 
 const h = useHarness();
@@ -303,4 +304,7 @@ require('fs').appendFileSync(${JSON.stringify(log)}, [i.hook_event_name, i.agent
     `SubagentStart looper ${handle.sessionId}/task/loop`,
     `SubagentStop looper ${handle.sessionId}/task/loop`,
   ]);
+  // The child started, like its parent, in one step (ARCHITECTURE.md#session-start-in-one-step).
+  const child = h.client.client.workflow.getHandle(`${handle.sessionId}/task/loop`);
+  expect(await startShape(child)).toEqual({ oneTask: true, markers: 0, changeVersions: 0 });
 });
