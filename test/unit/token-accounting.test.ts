@@ -54,13 +54,16 @@ describe('contextUsage', () => {
     { role: 'user', content: 'z'.repeat(80) },
   ];
 
-  test('last measured prompt plus the estimate of what was appended since', () => {
-    expect(contextUsage({ lastPromptTokens: 5_000, lastPromptMessageCount: 1, messages })).toBe(5_000 + 10 + 20);
-    expect(contextUsage({ lastPromptTokens: 5_000, lastPromptMessageCount: 3, messages })).toBe(5_000);
+  test('last measured prompt plus the estimate of what was appended since; the fixed part is not estimated', () => {
+    const fixedTokens = jest.fn(() => 1_000);
+    expect(contextUsage({ lastPromptTokens: 5_000, lastPromptMessageCount: 1, messages, fixedTokens })).toBe(5_000 + 10 + 20);
+    expect(contextUsage({ lastPromptTokens: 5_000, lastPromptMessageCount: 3, messages, fixedTokens })).toBe(5_000);
+    // Serializing the tool specs every turn was its cost; a measured prompt already counts them.
+    expect(fixedTokens).not.toHaveBeenCalled();
   });
 
   test('unmeasured: the whole transcript plus the fixed part (system prompt, tools)', () => {
-    expect(contextUsage({ lastPromptTokens: 0, lastPromptMessageCount: 0, messages, fixedTokens: 1_000 })).toBe(1_130);
+    expect(contextUsage({ lastPromptTokens: 0, lastPromptMessageCount: 0, messages, fixedTokens: () => 1_000 })).toBe(1_130);
   });
 
   test('a count beyond the transcript (it was compacted since) is treated as unmeasured', () => {

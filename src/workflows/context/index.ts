@@ -132,7 +132,7 @@ function currentContextTokens(state: LoopState): number {
     lastPromptTokens: state.lastPromptTokens,
     lastPromptMessageCount: state.lastPromptMessageCount,
     messages: state.messages,
-    fixedTokens: estimateTokens(state.systemPrompt) + estimateTokens(JSON.stringify(state.tools)),
+    fixedTokens: () => estimateTokens(state.systemPrompt) + estimateTokens(JSON.stringify(state.tools)),
   });
 }
 

@@ -50,8 +50,11 @@ export interface ContextUsageInput {
   /** How many messages that prompt held (its `upTo`); 0 when no call has been measured since the transcript was (re)built. */
   lastPromptMessageCount: number;
   messages: readonly Message[];
-  /** System prompt and tool specs, estimated; used only when nothing has been measured yet. */
-  fixedTokens?: number;
+  /**
+   * System prompt and tool specs, estimated; asked for only when nothing has been measured yet
+   * (estimating the tool specs means serializing them, which every turn would otherwise pay).
+   */
+  fixedTokens?: () => number;
 }
 
 /**
@@ -61,7 +64,7 @@ export interface ContextUsageInput {
  */
 export function contextUsage(input: ContextUsageInput): number {
   const { lastPromptTokens, lastPromptMessageCount: count, messages } = input;
-  if (count <= 0 || count > messages.length) return (input.fixedTokens ?? 0) + estimateMessagesTokens(messages);
+  if (count <= 0 || count > messages.length) return (input.fixedTokens?.() ?? 0) + estimateMessagesTokens(messages);
   return lastPromptTokens + estimateMessagesTokens(messages.slice(count));
 }
 
