@@ -4,7 +4,7 @@
  * step per turn) at the same concurrency on the same server: achieved turns/s, ours/bare, and the
  * worker's RSS per live session.
  *
- *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port [--server-metrics URL[,URL…]]] [--sticky-timeout 10s] [--reps 1]
+ *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port [--server-metrics URL[,URL…]]] [--sticky-timeout 10s] [--reps 1] [--provider]
  *
  * `--address` runs against a server already running (e.g. `durable-agent server --postgres …`);
  * without it, a dev server of our own (SQLite file in a temp dir, the defaults of
@@ -15,11 +15,17 @@
  * A turn is one model call (1 s) and, for all but the last, one Read (bare: one no-op step). The
  * rate is counted from the model calls that start between the moment every session has started
  * and the moment the first one finishes (steady state: all sessions live); the end-to-end rate
- * (all turns ÷ first start to last finish) is printed beside it. Both workers run with their
+ * (all turns ÷ first start to last finish) is printed beside it, and the in-loop rate: from the
+ * moment every session has made its first model call (a started workflow is not yet in its loop:
+ * ours first runs its set-up) to the first finish. Both workers run with their
  * concurrency raised to fit (SDK defaults: 100 activity slots, 40 workflow-task slots) — see
  * tuningFor. Targets: ours ≥ 0.9 × bare at 500 and 1,000 sessions. Also counted, from a sample of
  * histories: workflow tasks that waited out the sticky timeout on a saturated worker (each is then
  * replayed from the whole history elsewhere — ARCHITECTURE.md#recovery).
+ *
+ * `--provider` adds a third loop at each level: the bare loop whose model step makes the same
+ * streamed call to the scripted provider as ours (as bench/per-turn-overhead.ts's row), so the
+ * provider's HTTP exchange, which shares these cores, is on both sides of `ours/this`.
  *
  * `--reps N` runs each level N times, ours then bare each time, and judges the target by the
  * median of the N ratios: on a shared 2-core machine one pair can swing by a quarter either way
@@ -36,6 +42,7 @@ import { turn } from '../src/testing/scripted-model';
 import { diff, scrapeAll, total, type Counters } from './server-metrics';
 import type { CreateWorkerOptions } from '../src/worker/worker';
 import type { bareLoop } from './bare/workflows';
+import type { BareProviderCall } from './bare/api';
 import {
   cpuMs,
   load,
@@ -67,8 +74,13 @@ export function tuningFor(sessions: number, stickyTimeout?: Duration): NonNullab
   };
 }
 
-type Loop = 'ours' | 'bare';
+type Loop = 'ours' | 'bare' | 'bare+provider';
 type HistoryFetch = () => Promise<temporal.api.history.v1.IHistory>;
+/** Model-call start times (epoch ms): every call, and each loop's first. */
+interface ModelCallStarts {
+  starts: number[];
+  firsts: number[];
+}
 
 /** Histories read after each run to count sticky timeouts (a sample: reading 1,000 takes a while). */
 const HISTORY_SAMPLE = 100;
@@ -78,6 +90,9 @@ interface Run {
   loop: Loop;
   sessions: number;
   steadyTurnsPerS: number;
+  /** The rate from the moment every session had made its first model call to the first finish (NaN when there is no such window). */
+  inLoopTurnsPerS: number;
+  inLoopWindowS: number;
   endToEndTurnsPerS: number;
   windowS: number;
   idleRss: number;
@@ -101,6 +116,8 @@ interface Level {
   idealTurnsPerS: number;
   ours: Run;
   bare: Run;
+  /** The bare loop whose model step makes the same streamed provider call as ours (`--provider`). */
+  bareProvider?: Run;
 }
 
 export async function throughput(opts: {
@@ -115,14 +132,23 @@ export async function throughput(opts: {
   reps?: number;
   /** The server's Prometheus endpoints (one per node), for a server given by `address`. */
   serverMetrics?: string[];
+  /** Also run the bare loop with the same provider call in its model step, after bare at each level. */
+  provider?: boolean;
 }): Promise<Level[]> {
   const loadBefore = load();
   const arrivals: number[] = [];
+  /** Arrivals of sessions' first model calls (turn 0). */
+  const firstArrivals: number[] = [];
   // The workers run in processes of their own (their RSS and CPU are measured), not in the stack.
   const { stack, server, model, dir } = await startBenchStack({
     inMemory: opts.inMemory,
     address: opts.address,
-    model: { onRequest: (r) => arrivals.push(r.at) },
+    model: {
+      onRequest: (r) => {
+        arrivals.push(r.at);
+        if (r.turnIndex === 0) firstArrivals.push(r.at);
+      },
+    },
   });
   const serverPid = server?.process.pid;
   const metricsUrls = opts.serverMetrics ?? (server?.metricsUrl ? [server.metricsUrl] : undefined);
@@ -140,6 +166,8 @@ export async function throughput(opts: {
       turn.text('done', delay),
     ],
   });
+  // The bare loop with a provider call asks for this one turn on every step: the reply a session's turn gets, as late.
+  model.addScenario({ name: 'bare-call', turns: [turn.tool('Read', { file_path: path.join(ws, 'notes.txt') }, delay)] });
 
   /** Start `sessions` loops, wait for all, and measure; `starts()` gives the model-call start times. */
   async function measure(
@@ -147,7 +175,7 @@ export async function throughput(opts: {
     sessions: number,
     worker: BenchWorker,
     startAll: () => Promise<{ waits: (() => Promise<boolean>)[]; histories: HistoryFetch[] }>,
-    starts: () => number[],
+    starts: () => ModelCallStarts,
   ): Promise<Run> {
     await worker.ready;
     await sleep(2_000);
@@ -185,9 +213,14 @@ export async function throughput(opts: {
     clearInterval(sampler);
     await worker.stop();
     const offers = /^prompt-offers (\{.*\})$/m.exec(worker.stderr());
-    const all = starts();
+    const { starts: all, firsts } = starts();
     const windowMs = tFirstDone - tAllStarted;
     const inWindow = all.filter((t) => t >= tAllStarted && t <= tFirstDone).length;
+    // From the moment every loop has made its first model call: what a started workflow still
+    // does before that (ours: set-up activities, the first task's module evaluation) is left out.
+    const tAllInLoop = firsts.length === sessions ? Math.max(...firsts) : NaN;
+    const inLoopMs = tFirstDone - tAllInLoop;
+    const inLoop = all.filter((t) => t >= tAllInLoop && t <= tFirstDone).length;
     const c1 = cpuAtFirstDone!;
     const share = (a: number, b: number) => (windowMs > 0 ? (b - a) / windowMs : NaN);
     const sample = histories.slice(0, HISTORY_SAMPLE);
@@ -202,6 +235,8 @@ export async function throughput(opts: {
       stickyTimeoutsPerSession: timeouts.reduce((a, b) => a + b, 0) / Math.max(1, sample.length),
       sessions,
       steadyTurnsPerS: windowMs > 0 ? inWindow / (windowMs / 1000) : NaN,
+      inLoopTurnsPerS: inLoopMs > 0 ? inLoop / (inLoopMs / 1000) : NaN,
+      inLoopWindowS: inLoopMs / 1000,
       endToEndTurnsPerS: all.length / ((tEnd - tStart) / 1000),
       windowS: windowMs / 1000,
       idleRss,
@@ -234,6 +269,7 @@ export async function throughput(opts: {
         tuning: tuningFor(sessions, opts.stickyTimeout),
       });
       arrivals.length = 0;
+      firstArrivals.length = 0;
       model.reset();
       const ours = await measure(
         'ours',
@@ -248,37 +284,49 @@ export async function throughput(opts: {
             histories: handles.map((h) => () => h.workflow.fetchHistory()),
           };
         },
-        () => [...arrivals],
+        () => ({ starts: [...arrivals], firsts: [...firstArrivals] }),
       );
 
-      // Bare: the same concurrency, a 1 s model step and a no-op tool step per turn.
-      const startsFile = path.join(dir, `bare-starts-${sessions}.json`);
-      const bareWorker = spawnBenchWorker({
-        address: stack.address,
-        script: path.join(__dirname, 'bare', 'worker-process.ts'),
-        tuning: tuningFor(sessions, opts.stickyTimeout),
-        env: { BENCH_BARE_STARTS_FILE: startsFile },
-      });
-      const bare = await measure(
-        'bare',
+      // Bare: the same concurrency, a 1 s model step and a no-op tool step per turn; with `provider`,
+      // then again with the model step making ours' provider call (its 1 s is the provider's delay).
+      const runBare = async (loop: Loop, provider?: BareProviderCall): Promise<Run> => {
+        const startsFile = path.join(dir, `${loop}-starts-${sessions}-${rep}.json`);
+        const bareWorker = spawnBenchWorker({
+          address: stack.address,
+          script: path.join(__dirname, 'bare', 'worker-process.ts'),
+          tuning: tuningFor(sessions, opts.stickyTimeout),
+          env: { BENCH_BARE_STARTS_FILE: startsFile },
+        });
+        return measure(
+          loop,
+          sessions,
+          bareWorker,
+          async () => {
+            const handles = await pool(Array.from({ length: sessions }), 50, (_, i) =>
+              bareClient.workflow.start<typeof bareLoop>('bareLoop', {
+                taskQueue: 'bare',
+                workflowId: `${loop}-${sessions}-${i}-${Date.now()}`,
+                args: provider ? [opts.turns, false, 0, provider] : [opts.turns, false, opts.latencyMs],
+              }),
+            );
+            return {
+              waits: handles.map((h) => async () => (await h.result()) === opts.turns),
+              histories: handles.map((h) => () => h.fetchHistory()),
+            };
+          },
+          () => JSON.parse(readFileSync(startsFile, 'utf8')) as ModelCallStarts,
+        );
+      };
+      const bare = await runBare('bare');
+      const bareProvider = opts.provider ? await runBare('bare+provider', { baseURL: model.url, scenario: 'bare-call' }) : undefined;
+      levels.push({
         sessions,
-        bareWorker,
-        async () => {
-          const handles = await pool(Array.from({ length: sessions }), 50, (_, i) =>
-            bareClient.workflow.start<typeof bareLoop>('bareLoop', {
-              taskQueue: 'bare',
-              workflowId: `bare-${sessions}-${i}-${Date.now()}`,
-              args: [opts.turns, false, opts.latencyMs],
-            }),
-          );
-          return {
-            waits: handles.map((h) => async () => (await h.result()) === opts.turns),
-            histories: handles.map((h) => () => h.fetchHistory()),
-          };
-        },
-        () => JSON.parse(readFileSync(startsFile, 'utf8')) as number[],
-      );
-      levels.push({ sessions, rep, idealTurnsPerS: sessions / (opts.latencyMs / 1000), ours, bare });
+        rep,
+        idealTurnsPerS: sessions / (opts.latencyMs / 1000),
+        ours,
+        bare,
+        ...(bareProvider ? { bareProvider } : {}),
+      });
     }
   } finally {
     await stack.close();
@@ -300,6 +348,7 @@ export async function throughput(opts: {
         'ours/bare',
         'end-to-end turns/s',
         'steady window',
+        'in-loop turns/s (window)',
         'worker RSS idle→peak',
         'RSS/live session',
         'CPU worker/server/bench',
@@ -310,15 +359,20 @@ export async function throughput(opts: {
         'failed',
       ],
       ...levels.flatMap((l) =>
-        [l.ours, l.bare].map((r) => [
+        [l.ours, l.bare, ...(l.bareProvider ? [l.bareProvider] : [])].map((r) => [
           (opts.reps ?? 1) > 1 ? `${l.sessions} #${l.rep}` : l.sessions,
           r.loop,
           l.idealTurnsPerS.toFixed(0),
           r.steadyTurnsPerS.toFixed(1),
           pct(r.steadyTurnsPerS / l.idealTurnsPerS),
-          r.loop === 'ours' ? `${(l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS).toFixed(2)}×` : '',
+          r.loop === 'ours'
+            ? `${(l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS).toFixed(2)}×`
+            : r.loop === 'bare+provider'
+              ? `(ours/this ${(l.ours.steadyTurnsPerS / r.steadyTurnsPerS).toFixed(2)}×)`
+              : '',
           r.endToEndTurnsPerS.toFixed(1),
           `${r.windowS.toFixed(1)} s`,
+          Number.isFinite(r.inLoopTurnsPerS) ? `${r.inLoopTurnsPerS.toFixed(1)} (${r.inLoopWindowS.toFixed(1)} s)` : 'n/a',
           `${mib(r.idleRss)} → ${mib(r.peakRss)}`,
           `${((r.peakRss - r.idleRss) / r.sessions / 1024).toFixed(0)} KiB`,
           `${pct(r.cpu.worker)} / ${pct(r.cpu.server)} / ${pct(r.cpu.bench)}`,
@@ -338,6 +392,25 @@ export async function throughput(opts: {
     const r = median(ratios);
     const spread = ratios.length > 1 ? `median of ${ratios.map((x) => x.toFixed(2)).join(', ')}` : 'one run';
     console.log(`target ours ≥ 0.90× bare at ${n} sessions: ${r >= 0.9 ? 'met' : 'NOT met'} (${r.toFixed(2)}×, ${spread})`);
+  }
+  // Not the target either: the same ratio over the window in which every session was in its loop.
+  for (const n of [...new Set(levels.map((l) => l.sessions))]) {
+    const ratios = levels.filter((x) => x.sessions === n).map((l) => l.ours.inLoopTurnsPerS / l.bare.inLoopTurnsPerS);
+    if (ratios.every(Number.isFinite)) {
+      console.log(
+        `ours/bare with every session in its loop at ${n} sessions: ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')})`,
+      );
+    }
+  }
+  // Not the target: what is left of the gap once the provider's HTTP exchange, which runs on these
+  // same cores (client in the worker, the scripted provider in this process), is on both sides.
+  for (const n of [...new Set(levels.filter((l) => l.bareProvider).map((l) => l.sessions))]) {
+    const ratios = levels
+      .filter((x) => x.sessions === n && x.bareProvider)
+      .map((l) => l.ours.steadyTurnsPerS / l.bareProvider!.steadyTurnsPerS);
+    console.log(
+      `ours / (bare + the same provider call) at ${n} sessions: ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')})`,
+    );
   }
   console.log('CPU: share of one core over the steady window (200% = both cores); server n/a when it is not ours.');
   console.log(
@@ -383,6 +456,7 @@ if (require.main === module) {
       'sticky-timeout': { type: 'string' },
       'server-metrics': { type: 'string' },
       reps: { type: 'string', default: '1' },
+      provider: { type: 'boolean', default: false },
     },
   });
   const reps = Number(values.reps);
@@ -396,6 +470,7 @@ if (require.main === module) {
     latencyMs: Number(values['latency-ms']),
     inMemory: values['in-memory'],
     reps,
+    provider: values.provider,
     ...(values.address ? { address: values.address } : {}),
     ...(values['server-metrics'] ? { serverMetrics: values['server-metrics'].split(',') } : {}),
     ...(values['sticky-timeout'] ? { stickyTimeout: values['sticky-timeout'] as Duration } : {}),

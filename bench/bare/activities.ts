@@ -9,6 +9,9 @@ import { iterationsQuery, type BareActivities, type BareProviderCall } from './a
 
 /** When each modelStep started (epoch ms), for the throughput benchmark's steady-state rate. */
 export const modelStepStarts: number[] = [];
+/** When each loop's first modelStep started: the throughput benchmark's "every loop is running" moment. */
+export const firstStepStarts: number[] = [];
+const loopsSeen = new Set<string>();
 
 const clients = new Map<string, OpenAI>();
 
@@ -25,7 +28,13 @@ async function providerCall(p: BareProviderCall): Promise<void> {
 
 export const bareActivities: BareActivities = {
   async modelStep(readViaQuery, latencyMs = 0, provider) {
-    modelStepStarts.push(Date.now());
+    const now = Date.now();
+    modelStepStarts.push(now);
+    const loop = Context.current().info.workflowExecution?.workflowId ?? '';
+    if (!loopsSeen.has(loop)) {
+      loopsSeen.add(loop);
+      firstStepStarts.push(now);
+    }
     if (latencyMs > 0) await sleep(latencyMs);
     if (provider) await providerCall(provider);
     if (!readViaQuery) return 0;

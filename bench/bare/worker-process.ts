@@ -2,13 +2,13 @@
  * The bare loop's workers in a process of their own, for the throughput benchmark: the same
  * concurrency as ours (tuning as JSON in BENCH_WORKER_TUNING), so the two differ only in what a
  * turn does. Prints "ready" on stderr once polling; on SIGTERM it stops and writes the start
- * times of its model steps (JSON) to BENCH_BARE_STARTS_FILE.
+ * times of its model steps, and of each loop's first, (JSON) to BENCH_BARE_STARTS_FILE.
  */
 import { writeFileSync } from 'node:fs';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { CreateWorkerOptions } from '../../src/worker/worker';
 import { quietRuntime } from '../lib';
-import { bareActivities, modelStepStarts } from './activities';
+import { bareActivities, firstStepStarts, modelStepStarts } from './activities';
 
 async function main(): Promise<void> {
   quietRuntime();
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => workers.forEach((w) => w.shutdown()));
   console.error('ready');
   await Promise.all(workers.map((w) => w.run()));
-  writeFileSync(process.env.BENCH_BARE_STARTS_FILE!, JSON.stringify(modelStepStarts));
+  writeFileSync(process.env.BENCH_BARE_STARTS_FILE!, JSON.stringify({ starts: modelStepStarts, firsts: firstStepStarts }));
   await connection.close();
 }
 
