@@ -386,31 +386,24 @@ export async function throughput(opts: {
     ]),
   );
   if (metricsUrls) console.log(serverWorkTable(levels));
-  for (const n of [500, 1000]) {
-    const ratios = levels.filter((x) => x.sessions === n).map((l) => l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS);
-    if (ratios.length === 0) continue;
+  const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
+  for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS)) {
+    if (n !== 500 && n !== 1000) continue;
     const r = median(ratios);
-    const spread = ratios.length > 1 ? `median of ${ratios.map((x) => x.toFixed(2)).join(', ')}` : 'one run';
+    const spread = ratios.length > 1 ? `median of ${list(ratios)}` : 'one run';
     console.log(`target ours ≥ 0.90× bare at ${n} sessions: ${r >= 0.9 ? 'met' : 'NOT met'} (${r.toFixed(2)}×, ${spread})`);
   }
   // Not the target either: the same ratio over the window in which every session was in its loop.
-  for (const n of [...new Set(levels.map((l) => l.sessions))]) {
-    const ratios = levels.filter((x) => x.sessions === n).map((l) => l.ours.inLoopTurnsPerS / l.bare.inLoopTurnsPerS);
-    if (ratios.every(Number.isFinite)) {
-      console.log(
-        `ours/bare with every session in its loop at ${n} sessions: ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')})`,
-      );
-    }
+  for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.inLoopTurnsPerS / l.bare.inLoopTurnsPerS)) {
+    if (ratios.every(Number.isFinite))
+      console.log(`ours/bare with every session in its loop at ${n} sessions: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
   }
   // Not the target: what is left of the gap once the provider's HTTP exchange, which runs on these
   // same cores (client in the worker, the scripted provider in this process), is on both sides.
-  for (const n of [...new Set(levels.filter((l) => l.bareProvider).map((l) => l.sessions))]) {
-    const ratios = levels
-      .filter((x) => x.sessions === n && x.bareProvider)
-      .map((l) => l.ours.steadyTurnsPerS / l.bareProvider!.steadyTurnsPerS);
-    console.log(
-      `ours / (bare + the same provider call) at ${n} sessions: ${median(ratios).toFixed(2)}× (${ratios.map((x) => x.toFixed(2)).join(', ')})`,
-    );
+  for (const [n, ratios] of ratiosBySessions(levels, (l) =>
+    l.bareProvider ? l.ours.steadyTurnsPerS / l.bareProvider.steadyTurnsPerS : undefined,
+  )) {
+    console.log(`ours / (bare + the same provider call) at ${n} sessions: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
   }
   console.log('CPU: share of one core over the steady window (200% = both cores); server n/a when it is not ours.');
   console.log(
@@ -420,6 +413,16 @@ export async function throughput(opts: {
     'prompts by query: model calls that found no prompt offered in their process and read it by query (ARCHITECTURE.md#prompt-offer).',
   );
   return levels;
+}
+
+/** `ratioOf` of every level (its reps), grouped by session count in the order run; levels it gives no ratio for are left out. */
+function ratiosBySessions(levels: Level[], ratioOf: (l: Level) => number | undefined): [number, number[]][] {
+  const out = new Map<number, number[]>();
+  for (const l of levels) {
+    const r = ratioOf(l);
+    if (r !== undefined) out.set(l.sessions, [...(out.get(l.sessions) ?? []), r]);
+  }
+  return [...out];
 }
 
 function perTurn(r: Run, metric: string): string {

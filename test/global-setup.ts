@@ -4,8 +4,9 @@
  * Not in memory: an in-memory database lives on the server's one connection, and on a loaded
  * 2-core machine that connection once stayed *interrupted* after a query hit its deadline — every
  * namespace read failed from then on ("GetNamespace operation failed. Error interrupted (9)")
- * and every test after it with them. A file is what `durable-agent server` and the benchmarks use. Its address reaches the test workers through
- * TEMPORAL_TEST_ADDRESS (set here in the parent; jest workers inherit the environment).
+ * and every test after it with them. A file is what `durable-agent server` and the benchmarks use.
+ * Its address reaches the test workers through TEMPORAL_TEST_ADDRESS (set here in the parent; jest
+ * workers inherit the environment).
  *
  * Set TEMPORAL_TEST_ADDRESS yourself to run the tests against a server you started
  * (`durable-agent server`); it must have our search attributes.
