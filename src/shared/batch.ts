@@ -6,6 +6,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 import { SEARCH_ATTRIBUTE_KEYS } from './api';
 import { parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
 import { refuseSecretEnv } from './secret-env';
@@ -76,20 +77,22 @@ export function parseJob(raw: unknown, opts: { index: number; batchId: string; p
 // ---------------------------------------------------------------------------------------------
 // The coordinator workflow (`agentBatch`, workflow id = batch id)
 
-export const BatchSettings = z
-  .object({
-    batchId: z.string().regex(ID_PATTERN, ID_RULE),
-    concurrency: z.number().int().min(1).max(MAX_CONCURRENCY),
-    /** How many jobs the batch has; it completes once that many have finished. */
-    total: z.number().int().min(1),
-    /** Continue-as-new once a run's history has this many events (also when Temporal suggests it). */
-    eventsPerRun: z.number().int().min(100).default(2_000),
-    /** The batch's spending cap (ARCHITECTURE.md#batch-budget): no slot is granted once the spend reaches it. */
-    maxBudgetUsd: z.number().positive().optional(),
-    /** How often granted jobs are checked for having been closed by hand (ms). */
-    livenessCheckMs: z.number().int().min(1_000).default(60_000),
-  })
-  .strict();
+export const BatchSettings = sharedSchema('batch.BatchSettings', () =>
+  z
+    .object({
+      batchId: z.string().regex(ID_PATTERN, ID_RULE),
+      concurrency: z.number().int().min(1).max(MAX_CONCURRENCY),
+      /** How many jobs the batch has; it completes once that many have finished. */
+      total: z.number().int().min(1),
+      /** Continue-as-new once a run's history has this many events (also when Temporal suggests it). */
+      eventsPerRun: z.number().int().min(100).default(2_000),
+      /** The batch's spending cap (ARCHITECTURE.md#batch-budget): no slot is granted once the spend reaches it. */
+      maxBudgetUsd: z.number().positive().optional(),
+      /** How often granted jobs are checked for having been closed by hand (ms). */
+      livenessCheckMs: z.number().int().min(1_000).default(60_000),
+    })
+    .strict(),
+);
 export type BatchSettings = z.infer<typeof BatchSettings>;
 
 /** What one run hands to the next: ids only, never job options or results. */

@@ -3,6 +3,7 @@
  * is an error that names it, so a typo never silently changes a long unattended run.
  */
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 import { CompactionConfig } from './compaction-config';
 import { ConfigError } from './config-error';
 import { PermissionRuleList } from './permissions/rules';
@@ -18,145 +19,152 @@ export { PermissionMode };
 /** The heartbeat timeout of model and tool activities when a session sets none (`heartbeatTimeoutMs`). */
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_000;
 
-export const RetryOptions = z
-  .object({
-    maxAttempts: z.number().int().min(1).max(100).default(5),
-    initialIntervalMs: z.number().int().min(1).default(1_000),
-    maximumIntervalMs: z.number().int().min(1).default(60_000),
-  })
-  .strict();
+export const RetryOptions = sharedSchema('config.RetryOptions', () =>
+  z
+    .object({
+      maxAttempts: z.number().int().min(1).max(100).default(5),
+      initialIntervalMs: z.number().int().min(1).default(1_000),
+      maximumIntervalMs: z.number().int().min(1).default(60_000),
+    })
+    .strict(),
+);
 export type RetryOptions = z.infer<typeof RetryOptions>;
 
-export const SystemPromptOption = z.union([
-  z.string(),
-  z.object({ type: z.literal('preset'), preset: z.string().optional(), append: z.string().optional() }).strict(),
-]);
+export const SystemPromptOption = sharedSchema('config.SystemPromptOption', () =>
+  z.union([z.string(), z.object({ type: z.literal('preset'), preset: z.string().optional(), append: z.string().optional() }).strict()]),
+);
 
 /** Claude Agent SDK `AgentDefinition`: a subagent the `Task` tool can start (ARCHITECTURE.md#subagents). */
-export const AgentDefinition = z
-  .object({
-    description: z.string().min(1).describe('When to use this agent: shown to the model in the Task tool.'),
-    prompt: z.string().min(1).describe("The agent's system prompt."),
-    tools: z.array(z.string().min(1)).optional(),
-    /** A model name, or 'inherit' (the parent's current model; also when absent). */
-    model: z.string().min(1).optional(),
-  })
-  .strict();
+export const AgentDefinition = sharedSchema('config.AgentDefinition', () =>
+  z
+    .object({
+      description: z.string().min(1).describe('When to use this agent: shown to the model in the Task tool.'),
+      prompt: z.string().min(1).describe("The agent's system prompt."),
+      tools: z.array(z.string().min(1)).optional(),
+      /** A model name, or 'inherit' (the parent's current model; also when absent). */
+      model: z.string().min(1).optional(),
+    })
+    .strict(),
+);
 export type AgentDefinition = z.infer<typeof AgentDefinition>;
 
 /** Set by the parent on a subagent's options; never by users. */
-export const SubagentLink = z
-  .object({
-    parentSessionId: z.string().min(1),
-    parentToolUseId: z.string().min(1),
-    agentType: z.string().min(1),
-    depth: z.number().int().positive(),
-  })
-  .strict();
+export const SubagentLink = sharedSchema('config.SubagentLink', () =>
+  z
+    .object({
+      parentSessionId: z.string().min(1),
+      parentToolUseId: z.string().min(1),
+      agentType: z.string().min(1),
+      depth: z.number().int().positive(),
+    })
+    .strict(),
+);
 export type SubagentLink = z.infer<typeof SubagentLink>;
 
-export const SessionConfig = z
-  .object({
-    prompt: z.string().min(1).describe('The first user message.'),
-    model: z.string().min(1).default('gpt-4.1-mini'),
-    fallbackModel: z.string().min(1).optional(),
-    systemPrompt: SystemPromptOption.optional(),
-    maxTurns: z.number().int().positive().optional(),
-    /** Interactive sessions: answer at most this many user inputs (rounds); the next ends the session. */
-    maxRounds: z.number().int().positive().optional(),
-    maxBudgetUsd: z.number().positive().optional(),
-    maxThinkingTokens: z.number().int().nonnegative().optional(),
-    maxOutputTokens: z.number().int().positive().default(16_384),
-    tools: z.array(z.string()).optional(),
-    allowedTools: PermissionRuleList.default([]),
-    disallowedTools: PermissionRuleList.default([]),
-    /** Rules that always ask a person (Claude Code's settings `ask` list). */
-    askTools: PermissionRuleList.default([]),
-    cwd: z.string().startsWith('/', { message: 'must be an absolute path' }),
-    additionalDirectories: z.array(z.string().startsWith('/', { message: 'must be an absolute path' })).default([]),
-    permissionMode: PermissionMode.default('default'),
-    env: z.record(z.string(), z.string()).default({}),
-    /**
-     * How Bash runs (docs/ARCHITECTURE.md#bash-sandbox): 'auto', 'required', 'off' or Claude Code's
-     * settings object. Absent: the tools worker's default (DURABLE_AGENT_SANDBOX, else 'auto').
-     */
-    sandbox: SandboxOption.optional(),
-    includePartialMessages: z.boolean().default(false),
-    interactive: z.boolean().default(false),
-    requireDoneTool: z.boolean().default(false),
-    retry: RetryOptions.prefault({}),
-    /** Heartbeat timeout of model and tool activities (ms): how fast a dead worker is noticed. */
-    heartbeatTimeoutMs: z.number().int().min(1_000).default(DEFAULT_HEARTBEAT_TIMEOUT_MS),
-    /** Interactive sessions wait this long for the next message before closing (ms). */
-    idleTimeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .default(24 * 3_600_000),
-    /** How long a tool call waits for a person's answer before it is denied; default: no limit. */
-    permissionTimeoutMs: z.number().int().positive().optional(),
-    /** Command hooks, shaped like Claude Code's settings `hooks` (ARCHITECTURE.md#hooks). */
-    hooks: HooksSettings.default({}),
-    /** Settings files read on the tools worker: user (~/.claude/settings.json), project and local (<cwd>/.claude/…). */
-    settingSources: z.array(z.enum(['user', 'project', 'local'])).default([]),
-    /** A settings file on the tools worker (`--settings FILE`), above the sources above. */
-    settingsFile: z.string().startsWith('/', { message: 'must be an absolute path' }).optional(),
-    /** How many times in a row a Stop hook may keep a turn going (`decision: 'block'`). */
-    maxStopHookContinuations: z.number().int().min(0).default(3),
-    /** At maxTurns, make one last call without tools for a summary of where things stand. */
-    finalSummary: z.boolean().default(false),
-    /** Continue-as-new after this many model turns in one run (also when Temporal suggests it). */
-    continueAsNewEveryTurns: z.number().int().positive().optional(),
-    /** Keep the AgentStatus/AgentModel/AgentTurns/AgentCostUsd/AgentBatchId search attributes current. */
-    searchAttributes: z.boolean().default(true),
-    loopDetection: z
-      .object({
-        enabled: z.boolean().default(true),
-        threshold: z.number().int().min(2).default(3),
-        window: z.number().int().min(2).default(10),
-      })
-      .strict()
-      .prefault({}),
-    compaction: CompactionConfig.prefault({}),
-    /** Session id (= workflow id); generated by the client when absent. */
-    sessionId: z.string().min(1).optional(),
-    /** Recorded once at start by the client, so the workflow's prompt stays deterministic. */
-    platform: z.string().default('linux'),
-    startedAt: z.string().optional(),
-    batchId: z.string().optional(),
-    /**
-     * Set by whoever starts the session with `startSearchAttributes` (the client, a batch job): the
-     * server already holds status `running`, the model and zero turns, so the first reply need not
-     * write them again (each write is a history event and a visibility-store write). Sessions
-     * started without it write them after their first reply, as they always did.
-     */
-    searchAttributesAtStart: z.boolean().optional(),
-    /**
-     * Set by whoever starts the session (`startConfig`: the client, a batch job): the session lists
-     * its tools and loads its settings in one step — both activities scheduled together — and
-     * records no `settings-and-hooks` patch marker (such a session always loads them). Sessions
-     * started without it take the two steps one after the other, as they always did
-     * (ARCHITECTURE.md#session-start-in-one-step).
-     */
-    setupAtOnce: z.boolean().optional(),
-    /**
-     * Continue the conversation of this session id: its transcript is loaded before the first turn
-     * and `prompt` follows it. Without `forkSession` the new session keeps that id (a new run of the
-     * same workflow id, once the old run has closed); with it, the new session has its own id.
-     */
-    resume: z.string().min(1).optional(),
-    forkSession: z.boolean().default(false),
-    /** MCP servers by name (Claude Code's `.mcp.json` entries: stdio, http, sse), started on the tools worker (ARCHITECTURE.md#mcp). */
-    mcpServers: McpServersOption.optional(),
-    /** Run this session's tools on a specific queue, e.g. `agent-tools@host` where its workspace lives (ARCHITECTURE.md#tools-pinned-to-their-host). */
-    toolsTaskQueue: z.string().min(1).optional(),
-    /** Subagents the `Task` tool can start, by name (ARCHITECTURE.md#subagents). */
-    agents: z.record(z.string().min(1), AgentDefinition).optional(),
-    /** How deep subagents may nest: a Task call past this depth gets an error result. */
-    maxSubagentDepth: z.number().int().min(0).default(2),
-    subagent: SubagentLink.optional(),
-  })
-  .strict();
+export const SessionConfig = sharedSchema('config.SessionConfig', () =>
+  z
+    .object({
+      prompt: z.string().min(1).describe('The first user message.'),
+      model: z.string().min(1).default('gpt-4.1-mini'),
+      fallbackModel: z.string().min(1).optional(),
+      systemPrompt: SystemPromptOption.optional(),
+      maxTurns: z.number().int().positive().optional(),
+      /** Interactive sessions: answer at most this many user inputs (rounds); the next ends the session. */
+      maxRounds: z.number().int().positive().optional(),
+      maxBudgetUsd: z.number().positive().optional(),
+      maxThinkingTokens: z.number().int().nonnegative().optional(),
+      maxOutputTokens: z.number().int().positive().default(16_384),
+      tools: z.array(z.string()).optional(),
+      allowedTools: PermissionRuleList.default([]),
+      disallowedTools: PermissionRuleList.default([]),
+      /** Rules that always ask a person (Claude Code's settings `ask` list). */
+      askTools: PermissionRuleList.default([]),
+      cwd: z.string().startsWith('/', { message: 'must be an absolute path' }),
+      additionalDirectories: z.array(z.string().startsWith('/', { message: 'must be an absolute path' })).default([]),
+      permissionMode: PermissionMode.default('default'),
+      env: z.record(z.string(), z.string()).default({}),
+      /**
+       * How Bash runs (docs/ARCHITECTURE.md#bash-sandbox): 'auto', 'required', 'off' or Claude Code's
+       * settings object. Absent: the tools worker's default (DURABLE_AGENT_SANDBOX, else 'auto').
+       */
+      sandbox: SandboxOption.optional(),
+      includePartialMessages: z.boolean().default(false),
+      interactive: z.boolean().default(false),
+      requireDoneTool: z.boolean().default(false),
+      retry: RetryOptions.prefault({}),
+      /** Heartbeat timeout of model and tool activities (ms): how fast a dead worker is noticed. */
+      heartbeatTimeoutMs: z.number().int().min(1_000).default(DEFAULT_HEARTBEAT_TIMEOUT_MS),
+      /** Interactive sessions wait this long for the next message before closing (ms). */
+      idleTimeoutMs: z
+        .number()
+        .int()
+        .positive()
+        .default(24 * 3_600_000),
+      /** How long a tool call waits for a person's answer before it is denied; default: no limit. */
+      permissionTimeoutMs: z.number().int().positive().optional(),
+      /** Command hooks, shaped like Claude Code's settings `hooks` (ARCHITECTURE.md#hooks). */
+      hooks: HooksSettings.default({}),
+      /** Settings files read on the tools worker: user (~/.claude/settings.json), project and local (<cwd>/.claude/…). */
+      settingSources: z.array(z.enum(['user', 'project', 'local'])).default([]),
+      /** A settings file on the tools worker (`--settings FILE`), above the sources above. */
+      settingsFile: z.string().startsWith('/', { message: 'must be an absolute path' }).optional(),
+      /** How many times in a row a Stop hook may keep a turn going (`decision: 'block'`). */
+      maxStopHookContinuations: z.number().int().min(0).default(3),
+      /** At maxTurns, make one last call without tools for a summary of where things stand. */
+      finalSummary: z.boolean().default(false),
+      /** Continue-as-new after this many model turns in one run (also when Temporal suggests it). */
+      continueAsNewEveryTurns: z.number().int().positive().optional(),
+      /** Keep the AgentStatus/AgentModel/AgentTurns/AgentCostUsd/AgentBatchId search attributes current. */
+      searchAttributes: z.boolean().default(true),
+      loopDetection: z
+        .object({
+          enabled: z.boolean().default(true),
+          threshold: z.number().int().min(2).default(3),
+          window: z.number().int().min(2).default(10),
+        })
+        .strict()
+        .prefault({}),
+      compaction: CompactionConfig.prefault({}),
+      /** Session id (= workflow id); generated by the client when absent. */
+      sessionId: z.string().min(1).optional(),
+      /** Recorded once at start by the client, so the workflow's prompt stays deterministic. */
+      platform: z.string().default('linux'),
+      startedAt: z.string().optional(),
+      batchId: z.string().optional(),
+      /**
+       * Set by whoever starts the session with `startSearchAttributes` (the client, a batch job): the
+       * server already holds status `running`, the model and zero turns, so the first reply need not
+       * write them again (each write is a history event and a visibility-store write). Sessions
+       * started without it write them after their first reply, as they always did.
+       */
+      searchAttributesAtStart: z.boolean().optional(),
+      /**
+       * Set by whoever starts the session (`startConfig`: the client, a batch job): the session lists
+       * its tools and loads its settings in one step — both activities scheduled together — and
+       * records no `settings-and-hooks` patch marker (such a session always loads them). Sessions
+       * started without it take the two steps one after the other, as they always did
+       * (ARCHITECTURE.md#session-start-in-one-step).
+       */
+      setupAtOnce: z.boolean().optional(),
+      /**
+       * Continue the conversation of this session id: its transcript is loaded before the first turn
+       * and `prompt` follows it. Without `forkSession` the new session keeps that id (a new run of the
+       * same workflow id, once the old run has closed); with it, the new session has its own id.
+       */
+      resume: z.string().min(1).optional(),
+      forkSession: z.boolean().default(false),
+      /** MCP servers by name (Claude Code's `.mcp.json` entries: stdio, http, sse), started on the tools worker (ARCHITECTURE.md#mcp). */
+      mcpServers: McpServersOption.optional(),
+      /** Run this session's tools on a specific queue, e.g. `agent-tools@host` where its workspace lives (ARCHITECTURE.md#tools-pinned-to-their-host). */
+      toolsTaskQueue: z.string().min(1).optional(),
+      /** Subagents the `Task` tool can start, by name (ARCHITECTURE.md#subagents). */
+      agents: z.record(z.string().min(1), AgentDefinition).optional(),
+      /** How deep subagents may nest: a Task call past this depth gets an error result. */
+      maxSubagentDepth: z.number().int().min(0).default(2),
+      subagent: SubagentLink.optional(),
+    })
+    .strict(),
+);
 export type SessionConfig = z.infer<typeof SessionConfig>;
 export type SessionOptions = z.input<typeof SessionConfig>;
 

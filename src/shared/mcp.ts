@@ -8,19 +8,22 @@
  * a command is reported `failed` at session start and the session runs without its tools.
  */
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 import { ConfigError } from './config-error';
 import { looksSecret } from './secret-env';
 import type { ToolSpec } from './tools';
 
 /** One server's config, as given (Claude Code's `.mcp.json` entries); checked on the worker. */
-export const McpServerConfigShape = z.record(z.string(), z.unknown());
-export const McpServersOption = z.record(z.string(), McpServerConfigShape).superRefine((servers, ctx) => {
-  for (const name of Object.keys(servers)) {
-    // No `__` either: it separates the server from the tool in `mcp__<server>__<tool>`.
-    if (!/^[A-Za-z0-9_-]+$/.test(name) || name.includes('__'))
-      ctx.addIssue({ code: 'custom', path: [name], message: 'an MCP server name may only contain letters, digits, _ and - (no __)' });
-  }
-});
+export const McpServerConfigShape = sharedSchema('mcp.McpServerConfigShape', () => z.record(z.string(), z.unknown()));
+export const McpServersOption = sharedSchema('mcp.McpServersOption', () =>
+  z.record(z.string(), McpServerConfigShape).superRefine((servers, ctx) => {
+    for (const name of Object.keys(servers)) {
+      // No `__` either: it separates the server from the tool in `mcp__<server>__<tool>`.
+      if (!/^[A-Za-z0-9_-]+$/.test(name) || name.includes('__'))
+        ctx.addIssue({ code: 'custom', path: [name], message: 'an MCP server name may only contain letters, digits, _ and - (no __)' });
+    }
+  }),
+);
 export type McpServersOption = z.infer<typeof McpServersOption>;
 
 export type McpStdioConfig = { type: 'stdio'; command: string; args: string[]; env: Record<string, string> };

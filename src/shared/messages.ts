@@ -4,38 +4,47 @@
  * format only at the model activity.
  */
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 
-export const TextBlock = z.object({ type: z.literal('text'), text: z.string() });
+export const TextBlock = sharedSchema('messages.TextBlock', () => z.object({ type: z.literal('text'), text: z.string() }));
 export type TextBlock = z.infer<typeof TextBlock>;
 
-export const ThinkingBlock = z.object({ type: z.literal('thinking'), thinking: z.string() });
+export const ThinkingBlock = sharedSchema('messages.ThinkingBlock', () => z.object({ type: z.literal('thinking'), thinking: z.string() }));
 export type ThinkingBlock = z.infer<typeof ThinkingBlock>;
 
-export const ToolUseBlock = z.object({
-  type: z.literal('tool_use'),
-  id: z.string(),
-  name: z.string(),
-  input: z.unknown(),
-  /** Set when the model's arguments were not valid JSON: the raw text is kept. */
-  raw_input: z.string().optional(),
-});
+export const ToolUseBlock = sharedSchema('messages.ToolUseBlock', () =>
+  z.object({
+    type: z.literal('tool_use'),
+    id: z.string(),
+    name: z.string(),
+    input: z.unknown(),
+    /** Set when the model's arguments were not valid JSON: the raw text is kept. */
+    raw_input: z.string().optional(),
+  }),
+);
 export type ToolUseBlock = z.infer<typeof ToolUseBlock>;
 
-export const ToolResultBlock = z.object({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string(),
-  content: z.string(),
-  is_error: z.boolean().optional(),
-});
+export const ToolResultBlock = sharedSchema('messages.ToolResultBlock', () =>
+  z.object({
+    type: z.literal('tool_result'),
+    tool_use_id: z.string(),
+    content: z.string(),
+    is_error: z.boolean().optional(),
+  }),
+);
 export type ToolResultBlock = z.infer<typeof ToolResultBlock>;
 
-export const ContentBlock = z.discriminatedUnion('type', [TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock]);
+export const ContentBlock = sharedSchema('messages.ContentBlock', () =>
+  z.discriminatedUnion('type', [TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock]),
+);
 export type ContentBlock = z.infer<typeof ContentBlock>;
 
-export const Message = z.object({
-  role: z.enum(['user', 'assistant']),
-  content: z.union([z.string(), z.array(ContentBlock)]),
-});
+export const Message = sharedSchema('messages.Message', () =>
+  z.object({
+    role: z.enum(['user', 'assistant']),
+    content: z.union([z.string(), z.array(ContentBlock)]),
+  }),
+);
 export type Message = z.infer<typeof Message>;
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';

@@ -7,8 +7,9 @@
  * shorthand for `{enabled: true}`, `{enabled: true, failIfUnavailable: true}`, `{enabled: false}`.
  */
 import { z } from 'zod';
+import { sharedSchema } from './shared-schema';
 
-export const SandboxMode = z.enum(['auto', 'required', 'off']);
+export const SandboxMode = sharedSchema('sandbox.SandboxMode', () => z.enum(['auto', 'required', 'off']));
 export type SandboxMode = z.infer<typeof SandboxMode>;
 
 const MODE_SETTINGS: Record<SandboxMode, { enabled: boolean; failIfUnavailable?: boolean }> = {
@@ -27,48 +28,54 @@ const ALLOWLIST_REFUSED =
  * rather than silently widened to 'on' or narrowed to 'off'. Checked by hand: a zod union would
  * report "invalid input" instead of which rule failed.
  */
-const SandboxNetwork = z.unknown().transform((v, ctx): 'on' | 'off' => {
-  if (v === 'on' || v === 'off') return v;
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
-    const keys = Object.keys(v);
-    const list = (v as { allowedDomains?: unknown }).allowedDomains;
-    const unknownKey = keys.find((k) => k !== 'allowedDomains');
-    if (unknownKey) {
-      ctx.addIssue({ code: 'custom', path: [unknownKey], message: `unknown option '${unknownKey}' (only allowedDomains)` });
-    } else if (!Array.isArray(list) || !list.every((d) => typeof d === 'string')) {
-      ctx.addIssue({ code: 'custom', path: ['allowedDomains'], message: 'expected an array of host names' });
-    } else if (list.length > 0) {
-      ctx.addIssue({ code: 'custom', path: ['allowedDomains'], message: ALLOWLIST_REFUSED });
-    } else return 'off';
-    return z.NEVER;
-  }
-  ctx.addIssue({ code: 'custom', message: "expected 'on', 'off' or {allowedDomains: [...]}" });
-  return z.NEVER;
-}) as unknown as z.ZodType<'on' | 'off', 'on' | 'off' | { allowedDomains: string[] }>;
+const SandboxNetwork = sharedSchema(
+  'sandbox.SandboxNetwork',
+  () =>
+    z.unknown().transform((v, ctx): 'on' | 'off' => {
+      if (v === 'on' || v === 'off') return v;
+      if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+        const keys = Object.keys(v);
+        const list = (v as { allowedDomains?: unknown }).allowedDomains;
+        const unknownKey = keys.find((k) => k !== 'allowedDomains');
+        if (unknownKey) {
+          ctx.addIssue({ code: 'custom', path: [unknownKey], message: `unknown option '${unknownKey}' (only allowedDomains)` });
+        } else if (!Array.isArray(list) || !list.every((d) => typeof d === 'string')) {
+          ctx.addIssue({ code: 'custom', path: ['allowedDomains'], message: 'expected an array of host names' });
+        } else if (list.length > 0) {
+          ctx.addIssue({ code: 'custom', path: ['allowedDomains'], message: ALLOWLIST_REFUSED });
+        } else return 'off';
+        return z.NEVER;
+      }
+      ctx.addIssue({ code: 'custom', message: "expected 'on', 'off' or {allowedDomains: [...]}" });
+      return z.NEVER;
+    }) as unknown as z.ZodType<'on' | 'off', 'on' | 'off' | { allowedDomains: string[] }>,
+);
 
-const PathList = z.array(z.string().min(1)).default([]);
+const PathList = sharedSchema('sandbox.PathList', () => z.array(z.string().min(1)).default([]));
 
-export const SandboxSettings = z.strictObject(
-  {
-    enabled: z.boolean().default(true).describe('Run Bash commands in the sandbox (false: never).'),
-    failIfUnavailable: z
-      .boolean()
-      .default(false)
-      .describe('Refuse Bash when no sandbox works on the worker, instead of running it unsandboxed.'),
-    network: SandboxNetwork.default('on').describe("'on' (the host's network) or 'off' (a network namespace of its own: loopback only)."),
-    excludedCommands: z
-      .array(z.string().min(1))
-      .default([])
-      .describe('Commands that run outside the sandbox: `docker` matches `docker ps`; a compound command never matches.'),
-    filesystem: z
-      .strictObject({
-        allowWrite: PathList.describe('Writable besides cwd, additionalDirectories and the private /tmp.'),
-        denyWrite: PathList.describe('Read-only even inside a writable directory (e.g. `.git/hooks`).'),
-        denyRead: PathList.describe("Hidden, in addition to the worker's defaults (~/.ssh, ~/.aws, ~/.config, its key files)."),
-      })
-      .prefault({}),
-  },
-  { error: (iss) => (iss.code === 'invalid_type' ? "expected 'auto', 'required', 'off' or a settings object" : undefined) },
+export const SandboxSettings = sharedSchema('sandbox.SandboxSettings', () =>
+  z.strictObject(
+    {
+      enabled: z.boolean().default(true).describe('Run Bash commands in the sandbox (false: never).'),
+      failIfUnavailable: z
+        .boolean()
+        .default(false)
+        .describe('Refuse Bash when no sandbox works on the worker, instead of running it unsandboxed.'),
+      network: SandboxNetwork.default('on').describe("'on' (the host's network) or 'off' (a network namespace of its own: loopback only)."),
+      excludedCommands: z
+        .array(z.string().min(1))
+        .default([])
+        .describe('Commands that run outside the sandbox: `docker` matches `docker ps`; a compound command never matches.'),
+      filesystem: z
+        .strictObject({
+          allowWrite: PathList.describe('Writable besides cwd, additionalDirectories and the private /tmp.'),
+          denyWrite: PathList.describe('Read-only even inside a writable directory (e.g. `.git/hooks`).'),
+          denyRead: PathList.describe("Hidden, in addition to the worker's defaults (~/.ssh, ~/.aws, ~/.config, its key files)."),
+        })
+        .prefault({}),
+    },
+    { error: (iss) => (iss.code === 'invalid_type' ? "expected 'auto', 'required', 'off' or a settings object" : undefined) },
+  ),
 );
 export type SandboxSettings = z.infer<typeof SandboxSettings>;
 
@@ -80,10 +87,14 @@ export type SandboxOptionInput = SandboxMode | z.input<typeof SandboxSettings>;
  * object name the exact field (`sandbox.network: …`) instead of a union's "invalid input".
  * The cast restores the input type a preprocess loses.
  */
-export const SandboxOption = z.preprocess(
-  (v) => (typeof v === 'string' && v in MODE_SETTINGS ? MODE_SETTINGS[v as SandboxMode] : v),
-  SandboxSettings,
-) as unknown as z.ZodType<SandboxSettings, SandboxOptionInput>;
+export const SandboxOption = sharedSchema(
+  'sandbox.SandboxOption',
+  () =>
+    z.preprocess(
+      (v) => (typeof v === 'string' && v in MODE_SETTINGS ? MODE_SETTINGS[v as SandboxMode] : v),
+      SandboxSettings,
+    ) as unknown as z.ZodType<SandboxSettings, SandboxOptionInput>,
+);
 
 export function parseSandboxOption(input: unknown): SandboxSettings {
   return SandboxOption.parse(input);

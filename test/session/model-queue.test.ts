@@ -35,11 +35,14 @@ test('a model call is scheduled on the workflow queue and handed to the worker e
   for (const a of models) expect(a.taskQueue?.name).toBe(h.taskQueue);
   const elsewhere = scheduled.filter((a) => a.taskQueue?.name !== h.taskQueue);
   expect(elsewhere.length).toBeGreaterThanOrEqual(2); // the two Globs, at least (and the set-up on the tools queue)
+  // A retried attempt is dispatched through matching whatever its queue: on a loaded machine an
+  // attempt can time out (the full suite saw one extra task once). Counted, so the check stays exact.
+  const retries = (events ?? []).filter((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1).length;
   // Matching saw the tools queue's tasks and none of the model calls. (The server publishes its
   // counters about once a second: wait for the tool tasks to show, then a little more for any other.)
-  await waitFor('the tool tasks counted', async () => (await added()) >= elsewhere.length, 15_000);
+  await waitFor('the tool tasks counted', async () => (await added()) >= elsewhere.length + retries, 15_000);
   await new Promise((r) => setTimeout(r, 2_000));
-  expect(await added()).toBe(elsewhere.length);
+  expect({ added: await added(), retries }).toEqual({ added: elsewhere.length + retries, retries });
 });
 
 test('the model role also polls the former model queue, where sessions of earlier versions schedule their calls', async () => {

@@ -3,6 +3,7 @@
  * JSON (no RegExp inside), so they may be carried in workflow state; patterns compile on use.
  */
 import { z } from 'zod';
+import { sharedSchema } from '../shared-schema';
 import { ConfigError } from '../config-error';
 
 export type RuleList = 'allow' | 'deny' | 'ask';
@@ -186,15 +187,17 @@ export function ruleCoversTool(rule: PermissionRule, toolName: string): boolean 
 }
 
 /** A list of rule strings, each checked with parseRule: one that does not parse is an issue at its index. */
-export const PermissionRuleList = z.array(z.string()).superRefine((rules, ctx) =>
-  rules.forEach((rule, i) => {
-    try {
-      parseRule(rule);
-    } catch (e) {
-      if (!(e instanceof PermissionRuleError)) throw e;
-      ctx.addIssue({ code: 'custom', path: [i], message: e.message });
-    }
-  }),
+export const PermissionRuleList = sharedSchema('rules.PermissionRuleList', () =>
+  z.array(z.string()).superRefine((rules, ctx) =>
+    rules.forEach((rule, i) => {
+      try {
+        parseRule(rule);
+      } catch (e) {
+        if (!(e instanceof PermissionRuleError)) throw e;
+        ctx.addIssue({ code: 'custom', path: [i], message: e.message });
+      }
+    }),
+  ),
 );
 
 /** Rules parsed per list. */

@@ -5,6 +5,7 @@
  * text or parsed JSON and a name for messages.
  */
 import { z } from 'zod';
+import { sharedSchema } from '../shared-schema';
 import { ConfigError } from '../config-error';
 import { jsonProblem } from '../json-error';
 import { PermissionMode } from '../permission-mode';
@@ -23,54 +24,68 @@ export const HOOK_EVENTS = [
   'SessionEnd',
   'PreCompact',
 ] as const;
-export const HookEvent = z.enum(HOOK_EVENTS);
+export const HookEvent = sharedSchema('settings.HookEvent', () => z.enum(HOOK_EVENTS));
 export type HookEvent = z.infer<typeof HookEvent>;
 
-export const CommandHook = z
-  .object({
-    type: z.literal('command', { error: "only 'command' hooks are supported" }),
-    command: z.string().min(1),
-    timeout: z.number().positive().optional().describe('Seconds before the command is cancelled.'),
-  })
-  .strict();
+export const CommandHook = sharedSchema('settings.CommandHook', () =>
+  z
+    .object({
+      type: z.literal('command', { error: "only 'command' hooks are supported" }),
+      command: z.string().min(1),
+      timeout: z.number().positive().optional().describe('Seconds before the command is cancelled.'),
+    })
+    .strict(),
+);
 export type CommandHook = z.infer<typeof CommandHook>;
 
-export const HookMatcher = z
-  .object({
-    matcher: z.string().optional().describe('Tool names: "*", "" or absent match all; `A|B` matches exactly; anything else is a regex.'),
-    hooks: z.array(CommandHook).min(1),
-  })
-  .strict();
+export const HookMatcher = sharedSchema('settings.HookMatcher', () =>
+  z
+    .object({
+      matcher: z.string().optional().describe('Tool names: "*", "" or absent match all; `A|B` matches exactly; anything else is a regex.'),
+      hooks: z.array(CommandHook).min(1),
+    })
+    .strict(),
+);
 export type HookMatcher = z.infer<typeof HookMatcher>;
 
-export const HooksSettings = z.record(z.string(), z.array(HookMatcher)).superRefine((hooks, ctx) => {
-  for (const [event, matchers] of Object.entries(hooks)) {
-    if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
-      ctx.addIssue({ code: 'custom', path: [event], message: `unknown hook event '${event}' (expected one of ${HOOK_EVENTS.join(', ')})` });
+export const HooksSettings = sharedSchema('settings.HooksSettings', () =>
+  z.record(z.string(), z.array(HookMatcher)).superRefine((hooks, ctx) => {
+    for (const [event, matchers] of Object.entries(hooks)) {
+      if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [event],
+          message: `unknown hook event '${event}' (expected one of ${HOOK_EVENTS.join(', ')})`,
+        });
+      }
+      matchers.forEach((m, i) => {
+        const problem = matcherProblem(m.matcher);
+        if (problem) ctx.addIssue({ code: 'custom', path: [event, i, 'matcher'], message: problem });
+      });
     }
-    matchers.forEach((m, i) => {
-      const problem = matcherProblem(m.matcher);
-      if (problem) ctx.addIssue({ code: 'custom', path: [event, i, 'matcher'], message: problem });
-    });
-  }
-});
+  }),
+);
 export type HooksSettings = Partial<Record<HookEvent, HookMatcher[]>>;
 
-export const PermissionsSettings = z
-  .object({
-    allow: PermissionRuleList.optional(),
-    deny: PermissionRuleList.optional(),
-    ask: PermissionRuleList.optional(),
-    defaultMode: PermissionMode.optional(),
-    additionalDirectories: z.array(z.string().min(1)).optional(),
-    disableBypassPermissionsMode: z.literal('disable').optional(),
-  })
-  .strict();
+export const PermissionsSettings = sharedSchema('settings.PermissionsSettings', () =>
+  z
+    .object({
+      allow: PermissionRuleList.optional(),
+      deny: PermissionRuleList.optional(),
+      ask: PermissionRuleList.optional(),
+      defaultMode: PermissionMode.optional(),
+      additionalDirectories: z.array(z.string().min(1)).optional(),
+      disableBypassPermissionsMode: z.literal('disable').optional(),
+    })
+    .strict(),
+);
 
 /** Other top-level keys of Claude Code's settings are kept, and reported by mergeSettings. */
-export const Settings = z
-  .object({ $schema: z.string().optional(), permissions: PermissionsSettings.optional(), hooks: HooksSettings.optional() })
-  .catchall(z.unknown());
+export const Settings = sharedSchema('settings.Settings', () =>
+  z
+    .object({ $schema: z.string().optional(), permissions: PermissionsSettings.optional(), hooks: HooksSettings.optional() })
+    .catchall(z.unknown()),
+);
 export type Settings = z.infer<typeof Settings>;
 
 /** A settings problem: names the file, the key and what is wrong. */
