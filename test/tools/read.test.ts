@@ -105,6 +105,26 @@ describe('Read', () => {
     expect(lines[98]).toBe('(Showing lines 1-97 of 150 (output limited to 98000 characters). Call Read with offset=98 to read more.)');
   });
 
+  test('a file read whole and a file too big for that, which is streamed, give the same lines', async () => {
+    // CRLF, a multi-byte character, a blank line, no final newline: split the same way on both paths.
+    const head = 'één\r\ntwee\n\ndrie\r\nvier';
+    const small = path.join(cwd, 'small.txt');
+    await write(small, head);
+    const big = path.join(cwd, 'big-tail.txt');
+    await write(big, `${head}\n${`${'p'.repeat(99)}\n`.repeat(3000)}`);
+    const whole = await read({ file_path: small, offset: 1, limit: 5 });
+    const streamed = await read({ file_path: big, offset: 1, limit: 5 });
+    expect(whole.content).toBe('     1\téén\n     2\ttwee\n     3\t\n     4\tdrie\n     5\tvier');
+    expect(streamed.content.split('\n\n(Showing')[0]).toBe(whole.content);
+  });
+
+  test('a device is sniffed, never read to its end: /dev/zero is binary', async () => {
+    expect(await call(cwd, 'Read', { file_path: '/dev/zero' }, { ctx: { additionalDirectories: ['/dev'] } })).toMatchObject({
+      content: expect.stringContaining('This tool cannot read binary files. The file /dev/zero appears to be binary'),
+      isError: true,
+    });
+  });
+
   test('a relative path is rejected', async () => {
     expect(await read({ file_path: 'a.txt' })).toMatchObject({
       content: 'File path must be absolute, not relative: a.txt',

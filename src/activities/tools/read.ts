@@ -1,6 +1,8 @@
 /**
  * Read: a text file as `cat -n` would print it (line number right-aligned to 6, TAB, line).
- * The file is scanned as a stream, so offset/limit work on files far bigger than memory.
+ * A file up to the size a read without offset/limit accepts is read in one call, and sniffed and
+ * split from those bytes; a bigger one (offset/limit) is scanned as a stream, so offset/limit work
+ * on files far bigger than memory.
  */
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
@@ -51,6 +53,14 @@ export async function* readLines(fs: ToolFs, file: string): AsyncGenerator<strin
   if (rest) yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
 }
 
+/** The lines of a whole file's text, split as readLines splits a stream. */
+export function* linesOf(text: string): Generator<string> {
+  const parts = text.split('\n');
+  const last = parts.pop()!;
+  for (const p of parts) yield p.endsWith('\r') ? p.slice(0, -1) : p;
+  if (last) yield last.endsWith('\r') ? last.slice(0, -1) : last;
+}
+
 interface Window {
   text: string;
   shown: number;
@@ -59,13 +69,13 @@ interface Window {
   cutByBudget: boolean;
 }
 
-async function readWindow(fs: ToolFs, file: string, start: number, limit: number): Promise<Window> {
+async function readWindow(lines: Iterable<string> | AsyncIterable<string>, start: number, limit: number): Promise<Window> {
   const out: string[] = [];
   let size = 0;
   let total = 0;
   let lastShown = start - 1;
   let cutByBudget = false;
-  for await (const raw of readLines(fs, file)) {
+  for await (const raw of lines) {
     total++;
     if (total < start || total >= start + limit || cutByBudget) continue;
     const line =
@@ -111,7 +121,10 @@ export const readTool: ToolDefinition<ReadInput> = {
           'search for specific content.',
       );
     }
-    const prefix = await ops.fs.readPrefix(check.real, BINARY_SNIFF_BYTES);
+    // One read where the whole file may be shown: a few file-system calls fewer than a sniff and a
+    // stream. Only a regular file that has a size: /proc's report 0, and a device never ends.
+    const whole = stat.isFile && stat.size > 0 && stat.size <= READ_MAX_FILE_BYTES ? await ops.fs.readFile(check.real) : undefined;
+    const prefix = whole ? whole.subarray(0, BINARY_SNIFF_BYTES) : await ops.fs.readPrefix(check.real, BINARY_SNIFF_BYTES);
     if (prefix.includes(0)) {
       return toolError(
         `This tool cannot read binary files. The file ${check.requested} appears to be binary (it contains NUL ` +
@@ -127,7 +140,7 @@ export const readTool: ToolDefinition<ReadInput> = {
     }
     const start = input.offset && input.offset > 0 ? input.offset : 1;
     const limit = input.limit ?? READ_DEFAULT_LIMIT;
-    const win = await readWindow(ops.fs, check.real, start, limit);
+    const win = await readWindow(whole ? linesOf(whole.toString('utf8')) : readLines(ops.fs, check.real), start, limit);
     const structured = {
       type: 'text',
       file: { filePath: check.requested, numLines: win.shown, startLine: start, totalLines: win.total },
