@@ -11,6 +11,7 @@
  *   npx tsx bench/fleet-chaos.ts         7. 100 jobs vs a rate-limited model, kills, a server restart
  *   npx tsx bench/workflow-start.ts      8. module evaluation and heap per new workflow, zod shared or not
  *   npx tsx bench/replay.ts              9. replaying a 300-turn run: ours vs the bare loop
+ *   npx tsx bench/read-tool.ts           10. CPU and time per Read call: shown whole, streamed
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -31,6 +32,7 @@ const BENCHMARKS = [
   'fleet-chaos',
   'workflow-start',
   'replay',
+  'read-tool',
 ];
 
 function main(): number {
