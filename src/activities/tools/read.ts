@@ -8,7 +8,6 @@ import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { MAX_TOOL_RESULT_CHARS } from '../../shared/tools';
 import { resolveToolPath, stampsFor } from './paths';
-import type { ToolFs } from './ops';
 import { errnoCode, toolError, toolOk, type ToolDefinition } from './types';
 
 export const READ_DEFAULT_LIMIT = 2_000;
@@ -40,25 +39,20 @@ export function numberLine(n: number, line: string): string {
   return `${String(n).padStart(6, ' ')}\t${line}`;
 }
 
-/** Every line of a file, split on `\n` with a trailing `\r` dropped; a final newline ends the last line. */
-export async function* readLines(fs: ToolFs, file: string): AsyncGenerator<string> {
+/**
+ * Every line of a file's bytes, split on `\n` with a trailing `\r` dropped; a final newline ends
+ * the last line. The bytes come as a stream's chunks, or as one chunk when the file was read whole.
+ */
+async function* readLines(chunks: Iterable<Buffer> | AsyncIterable<Buffer>): AsyncGenerator<string> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
-  for await (const chunk of fs.readChunks(file)) {
+  for await (const chunk of chunks) {
     const parts = (rest + decoder.write(chunk)).split('\n');
     rest = parts.pop()!;
     for (const p of parts) yield p.endsWith('\r') ? p.slice(0, -1) : p;
   }
   rest += decoder.end();
   if (rest) yield rest.endsWith('\r') ? rest.slice(0, -1) : rest;
-}
-
-/** The lines of a whole file's text, split as readLines splits a stream. */
-export function* linesOf(text: string): Generator<string> {
-  const parts = text.split('\n');
-  const last = parts.pop()!;
-  for (const p of parts) yield p.endsWith('\r') ? p.slice(0, -1) : p;
-  if (last) yield last.endsWith('\r') ? last.slice(0, -1) : last;
 }
 
 interface Window {
@@ -69,7 +63,7 @@ interface Window {
   cutByBudget: boolean;
 }
 
-async function readWindow(lines: Iterable<string> | AsyncIterable<string>, start: number, limit: number): Promise<Window> {
+async function readWindow(lines: AsyncIterable<string>, start: number, limit: number): Promise<Window> {
   const out: string[] = [];
   let size = 0;
   let total = 0;
@@ -140,7 +134,7 @@ export const readTool: ToolDefinition<ReadInput> = {
     }
     const start = input.offset && input.offset > 0 ? input.offset : 1;
     const limit = input.limit ?? READ_DEFAULT_LIMIT;
-    const win = await readWindow(whole ? linesOf(whole.toString('utf8')) : readLines(ops.fs, check.real), start, limit);
+    const win = await readWindow(readLines(whole ? [whole] : ops.fs.readChunks(check.real)), start, limit);
     const structured = {
       type: 'text',
       file: { filePath: check.requested, numLines: win.shown, startLine: start, totalLines: win.total },
