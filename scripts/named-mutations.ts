@@ -102,6 +102,13 @@ const MUTATIONS: Mutation[] = [
     tests: ['test/client/client.test.ts'],
   },
   {
+    name: 'setup in one call ignored (two set-up activities)',
+    file: 'src/workflows/session-start.ts',
+    from: '  if (cfg.setupInOneCall) {',
+    to: '  if (false as boolean) {',
+    tests: ['test/client/client.test.ts'],
+  },
+  {
     name: 'setup at once ignored (tools listed, then settings loaded, behind the patch)',
     file: 'src/workflows/session-start.ts',
     from: '  if (cfg.setupAtOnce) {',

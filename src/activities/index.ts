@@ -3,7 +3,8 @@
  * decides the model endpoint, the pricing table and the tool registry.
  */
 import { Context } from '@temporalio/activity';
-import type { ModelActivities, ToolActivities } from '../shared/activities';
+import type { ModelActivities, SetupActivities, ToolActivities } from '../shared/activities';
+import type { HookActivities } from '../shared/hooks';
 import type { RunToolInput, ToolOutcome } from '../shared/tools';
 import { createModelActivities, type ModelDeps } from './model';
 import { heartbeatEveryMs } from './heartbeat';
@@ -51,6 +52,22 @@ export function createToolActivities(registry: ToolRegistry, ops?: ToolOps): Too
       } finally {
         clearInterval(ticker);
       }
+    },
+  };
+}
+
+/**
+ * `prepareSession`: the tools worker's two set-up answers in one activity, so a new session waits
+ * on the tools queue once (ARCHITECTURE.md#session-start-in-one-step).
+ */
+export function createSetupActivities(
+  tools: Pick<ToolActivities, 'listTools'>,
+  hooks: Pick<HookActivities, 'loadSettings'>,
+): SetupActivities {
+  return {
+    async prepareSession(input) {
+      const [list, settings] = await Promise.all([tools.listTools(), hooks.loadSettings(input)]);
+      return { tools: list, settings };
     },
   };
 }

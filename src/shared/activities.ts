@@ -5,6 +5,7 @@
 import type { AssistantReply, Usage } from './messages';
 import type { RunToolInput, ToolOutcome, ToolSpec } from './tools';
 import type { CallMcpToolInput, ListMcpToolsInput, ListMcpToolsResult } from './mcp';
+import type { LoadedSettings, LoadSettingsInput } from './hooks';
 
 /** Run on the tools queue next to the tools: hooks and settings files live on the workspace host. */
 export type { HookActivities } from './hooks';
@@ -81,6 +82,19 @@ export interface ModelCatalogActivities {
 export interface ToolActivities {
   listTools(): Promise<ToolSpec[]>;
   runTool(input: RunToolInput): Promise<ToolOutcome>;
+}
+
+/**
+ * A session's set-up as one activity on the tools worker: its tools and its settings files,
+ * `listTools` and `loadSettings` in one answer (ARCHITECTURE.md#session-start-in-one-step).
+ */
+export interface SetupActivities {
+  prepareSession(input: LoadSettingsInput): Promise<PreparedSession>;
+}
+
+export interface PreparedSession {
+  tools: ToolSpec[];
+  settings: LoadedSettings;
 }
 
 /** MCP servers, on the tools queue: they run where the tools run (ARCHITECTURE.md#mcp). */

@@ -233,10 +233,10 @@ export function startSearchAttributes(config: Pick<SessionConfig, 'model' | 'bat
 /**
  * The config a session is started with beside `startSearchAttributes(config)`: marked
  * `searchAttributesAtStart`, so its loop does not write them again after its first reply, and
- * `setupAtOnce`, so it lists its tools and loads its settings in one step.
+ * `setupAtOnce` and `setupInOneCall`, so it lists its tools and loads its settings in one step, one activity.
  */
 export function startConfig<C extends Pick<SessionConfig, 'searchAttributes'>>(config: C): C {
-  return { ...config, setupAtOnce: true, ...(config.searchAttributes ? { searchAttributesAtStart: true } : {}) };
+  return { ...config, setupAtOnce: true, setupInOneCall: true, ...(config.searchAttributes ? { searchAttributesAtStart: true } : {}) };
 }
 
 /** Batch and job workflows carry only the batch id (so `AgentBatchId = X` finds all of a batch). */

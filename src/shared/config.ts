@@ -147,6 +147,12 @@ export const SessionConfig = sharedSchema('config.SessionConfig', () =>
        */
       setupAtOnce: z.boolean().optional(),
       /**
+       * Set with `setupAtOnce` by `startConfig`: the two set-up answers come from one activity,
+       * `prepareSession`, which the tools worker serves from this version on
+       * (ARCHITECTURE.md#session-start-in-one-step). Takes precedence over `setupAtOnce`.
+       */
+      setupInOneCall: z.boolean().optional(),
+      /**
        * Continue the conversation of this session id: its transcript is loaded before the first turn
        * and `prompt` follows it. Without `forkSession` the new session keeps that id (a new run of the
        * same workflow id, once the old run has closed); with it, the new session has its own id.

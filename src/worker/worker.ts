@@ -13,7 +13,7 @@ import { createModelActivities } from '../activities/model';
 import { FleetLimitSync } from '../activities/fleet-limit';
 import { capsFromEnv, limiterFor, limitingFromEnv, type RateLimitCaps } from '../activities/rate-limit';
 import { createSessionStoreActivities } from '../activities/transcript';
-import { createToolActivities } from '../activities';
+import { createSetupActivities, createToolActivities } from '../activities';
 import { createToolOps, createToolRegistry, type ToolDefinition, type ToolFs } from '../activities/tools';
 import { createSandbox, sandboxOptionsFromEnv, type SandboxOptions } from '../activities/sandbox';
 import type { SandboxStatus } from '../shared/sandbox';
@@ -291,6 +291,8 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       });
       sandboxStatus = () => ops.sandbox.status();
       expectOneKindWorker(queues.tools, 'activities');
+      const toolActivities = createToolActivities(createToolRegistry(extraTools), ops);
+      const hookActivities = createHookActivities({ codeHooks: opts.hooks, ops });
       workers.push(
         await Worker.create({
           ...common,
@@ -298,9 +300,10 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
           dataConverter: dataConverters.activity,
           ...activityInterceptors,
           activities: {
-            ...createToolActivities(createToolRegistry(extraTools), ops),
+            ...toolActivities,
             ...createMcpActivities(mcpPool),
-            ...createHookActivities({ codeHooks: opts.hooks, ops }),
+            ...hookActivities,
+            ...createSetupActivities(toolActivities, hookActivities),
           },
           ...opts.tuning?.tools,
         }),

@@ -5,7 +5,7 @@
 import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import { taskQueuesFor } from '../shared/api';
 import type { SessionConfig } from '../shared/config';
-import type { McpActivities, ModelActivities, SessionStoreActivities, ToolActivities } from '../shared/activities';
+import type { McpActivities, ModelActivities, SessionStoreActivities, SetupActivities, ToolActivities } from '../shared/activities';
 import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/activities';
 import type { HookActivities } from '../shared/hooks';
 
@@ -15,6 +15,7 @@ export interface SessionActivities {
   mcp: McpActivities;
   store: SessionStoreActivities;
   hooks: HookActivities;
+  setup: SetupActivities;
 }
 
 export function activitiesFor(cfg: SessionConfig, workflowQueue: string): SessionActivities {
@@ -62,6 +63,9 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string): Sessio
     // Hooks and settings files live on the workspace host, like the tools (ARCHITECTURE.md#hooks).
     // Several hooks of 60 s each may run for one event.
     hooks: proxyActivities<HookActivities>(onWorkspaceHost('11 minutes', ['InvalidSettings'])),
+    // Reads a few small files: no heartbeat timeout, so no heartbeat timer for the server to keep
+    // (ARCHITECTURE.md#session-start-in-one-step); a worker lost mid-set-up costs this minute.
+    setup: proxyActivities<SetupActivities>({ ...onWorkspaceHost('1 minute', ['InvalidSettings']), heartbeatTimeout: undefined }),
   };
 }
 

@@ -3,9 +3,9 @@
  * the system prompt, and announce itself with `system/init` (sent again at each user turn).
  */
 import { ApplicationFailure, patched } from '@temporalio/workflow';
-import type { McpActivities, SessionStoreActivities, ToolActivities } from '../shared/activities';
+import type { McpActivities, SessionStoreActivities, SetupActivities, ToolActivities } from '../shared/activities';
 import { listMcpTools } from './mcp';
-import type { HookActivities } from '../shared/hooks';
+import type { HookActivities, LoadedSettings, LoadSettingsInput } from '../shared/hooks';
 import { fireHooks } from './hooks';
 import { buildSystemPrompt } from '../shared/system-prompt';
 import { DURABLE_AGENT_VERSION } from '../shared/version';
@@ -25,6 +25,7 @@ export async function startSession(deps: {
   mcp: McpActivities;
   store: SessionStoreActivities;
   hooks: HookActivities;
+  setup: SetupActivities;
 }): Promise<void> {
   const { state, log } = deps;
   const cfg = state.config;
@@ -33,7 +34,12 @@ export async function startSession(deps: {
     state.messages = [...loaded.messages, ...state.messages];
   }
   let all: ToolSpec[];
-  if (cfg.setupAtOnce) {
+  if (cfg.setupInOneCall) {
+    // One activity answers both: one task on the tools queue (ARCHITECTURE.md#session-start-in-one-step).
+    const prepared = await deps.setup.prepareSession(settingsInput(cfg));
+    all = prepared.tools;
+    applySettings(deps, prepared.settings);
+  } else if (cfg.setupAtOnce) {
     // Both on the tools worker, neither needs the other: scheduled together, one round trip
     // (ARCHITECTURE.md#session-start-in-one-step). Settings always load, so no patch marker.
     [all] = await Promise.all([deps.tools.listTools(), loadSettings(deps)]);
@@ -65,14 +71,21 @@ const SETTINGS_PATCH = 'settings-and-hooks';
 
 /** Rules and hook matchers from the settings files on the tools worker (never their commands). */
 async function loadSettings(deps: { state: LoopState; log: EventLog; hooks: HookActivities }): Promise<void> {
-  const { state, log } = deps;
-  const cfg = state.config;
-  const loaded = await deps.hooks.loadSettings({
+  applySettings(deps, await deps.hooks.loadSettings(settingsInput(deps.state.config)));
+}
+
+function settingsInput(cfg: LoopState['config']): LoadSettingsInput {
+  return {
     cwd: cfg.cwd,
     settingSources: cfg.settingSources,
     ...(cfg.settingsFile ? { settingsFile: cfg.settingsFile } : {}),
     hooks: cfg.hooks,
-  });
+  };
+}
+
+function applySettings(deps: { state: LoopState; log: EventLog }, loaded: LoadedSettings): void {
+  const { state, log } = deps;
+  const cfg = state.config;
   const rules = (list: { rule: string }[]) => list.map((r) => r.rule);
   state.settings = {
     allow: rules(loaded.permissions.allow),

@@ -107,6 +107,7 @@ class Session implements SessionControl {
           mcp: this.acts.mcp,
           store: this.acts.store,
           hooks: this.acts.hooks,
+          setup: this.acts.setup,
         });
       } catch (e) {
         if (isCancellation(e)) return this.finish('aborted');

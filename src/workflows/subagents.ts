@@ -116,6 +116,7 @@ export function childOptions(
     maxSubagentDepth: cfg.maxSubagentDepth,
     // A child of a session started in one step starts the same way (ARCHITECTURE.md#session-start-in-one-step).
     ...(cfg.setupAtOnce ? { setupAtOnce: true } : {}),
+    ...(cfg.setupInOneCall ? { setupInOneCall: true } : {}),
     subagent: {
       parentSessionId: recordedSessionId(state),
       parentToolUseId: call.id,

@@ -69,7 +69,9 @@ test('tools pinned to a host queue wait while that host is down and continue whe
   // is scheduled on the pinned queue and nobody takes it.
   await waitFor('a tools call scheduled on the pinned queue', async () => {
     const pending = (await handle.workflow.describe()).raw.pendingActivities ?? [];
-    return pending.some((p) => ['listTools', 'runTool'].includes(p.activityType?.name ?? '') && p.state === 1 /* SCHEDULED */);
+    return pending.some(
+      (p) => ['prepareSession', 'listTools', 'runTool'].includes(p.activityType?.name ?? '') && p.state === 1 /* SCHEDULED */,
+    );
   });
   expect(existsSync(path.join(ws, 'started'))).toBe(false);
   writeFileSync(path.join(ws, 'release'), '');

@@ -202,20 +202,36 @@ test('a session writes its search attributes only when they change: its first re
   expect(await upserts(unindexed)).toEqual([]);
 });
 
-test('a session started by the client lists its tools and loads its settings in one workflow task, with no patch marker; one started without `setupAtOnce` takes two', async () => {
+test('a session started by the client sets itself up with one activity and no patch marker; configs of earlier clients keep their start', async () => {
   const fresh = await h.start({ name: 'setup-once', turns: [turn.text('done')] }, {});
   expect(await fresh.result()).toMatchObject({ subtype: 'success', result: 'done' });
-  expect(await startShape(fresh.workflow)).toEqual({ oneTask: true, markers: 0, changeVersions: 0 });
+  expect(await startShape(fresh.workflow)).toEqual({ setup: ['prepareSession'], setupTasks: 1, markers: 0, changeVersions: 0 });
 
-  // The config as an earlier client sent it: the two steps and the patch, as recorded histories have them.
-  h.model.addScenario({ name: 'setup-twice', turns: [turn.text('done too')] });
-  const earlier = await h.client.client.workflow.start(WORKFLOW_TYPE, {
-    taskQueue: h.taskQueue,
-    workflowId: `setup-twice-${Date.now()}`,
-    args: [{ prompt: `${scenarioTag('setup-twice')} go`, cwd: tmpdir(), model: 'gpt-4.1-mini', permissionMode: 'bypassPermissions' }],
+  // The config as earlier clients sent it, started with a raw Temporal client: the previous
+  // client's `setupAtOnce` (two activities in one task), and the first clients' (two tasks
+  // behind the patch), as recorded histories have them.
+  const raw = async (name: string, reply: string, extra: Record<string, unknown>) => {
+    h.model.addScenario({ name, turns: [turn.text(reply)] });
+    const wf = await h.client.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: h.taskQueue,
+      workflowId: `${name}-${Date.now()}`,
+      args: [{ prompt: `${scenarioTag(name)} go`, cwd: tmpdir(), model: 'gpt-4.1-mini', permissionMode: 'bypassPermissions', ...extra }],
+    });
+    expect(await wf.result()).toMatchObject({ subtype: 'success', result: reply });
+    return startShape(wf);
+  };
+  expect(await raw('setup-together', 'together', { setupAtOnce: true })).toEqual({
+    setup: ['listTools', 'loadSettings'],
+    setupTasks: 1,
+    markers: 0,
+    changeVersions: 0,
   });
-  expect(await earlier.result()).toMatchObject({ subtype: 'success', result: 'done too' });
-  expect(await startShape(earlier)).toEqual({ oneTask: false, markers: 1, changeVersions: 1 });
+  expect(await raw('setup-twice', 'done too', {})).toEqual({
+    setup: ['listTools', 'loadSettings'],
+    setupTasks: 2,
+    markers: 1,
+    changeVersions: 1,
+  });
 });
 
 test('messages() reads a long session from the start across continue-as-new, past what the latest run kept', async () => {

@@ -1,24 +1,25 @@
 /**
- * How a session's history shows its start (ARCHITECTURE.md#session-start-in-one-step): whether
- * `listTools` and `loadSettings` were scheduled by the same workflow task, and how many patch
- * markers and `TemporalChangeVersion` upserts it recorded.
+ * How a session's history shows its start (ARCHITECTURE.md#session-start-in-one-step): which
+ * set-up activities it scheduled (`prepareSession`, or `listTools` and `loadSettings`), in how
+ * many workflow tasks, and how many patch markers and `TemporalChangeVersion` upserts it recorded.
  */
 import type { temporal } from '@temporalio/proto';
 
 export interface StartShape {
-  oneTask: boolean;
+  setup: string[];
+  setupTasks: number;
   markers: number;
   changeVersions: number;
 }
 
+const SETUP = ['prepareSession', 'listTools', 'loadSettings'];
+
 export async function startShape(workflow: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }): Promise<StartShape> {
   const events = (await workflow.fetchHistory()).events ?? [];
-  const scheduledIn = (name: string) =>
-    events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === name)?.activityTaskScheduledEventAttributes
-      ?.workflowTaskCompletedEventId;
-  const tools = scheduledIn('listTools');
+  const setup = events.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a && SETUP.includes(a.activityType?.name ?? ''));
   return {
-    oneTask: tools !== undefined && String(tools) === String(scheduledIn('loadSettings')),
+    setup: setup.map((a) => a!.activityType!.name!),
+    setupTasks: new Set(setup.map((a) => String(a!.workflowTaskCompletedEventId))).size,
     markers: events.filter((e) => e.markerRecordedEventAttributes).length,
     changeVersions: events.filter(
       (e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion,

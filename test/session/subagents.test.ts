@@ -304,7 +304,7 @@ require('fs').appendFileSync(${JSON.stringify(log)}, [i.hook_event_name, i.agent
     `SubagentStart looper ${handle.sessionId}/task/loop`,
     `SubagentStop looper ${handle.sessionId}/task/loop`,
   ]);
-  // The child started, like its parent, in one step (ARCHITECTURE.md#session-start-in-one-step).
+  // The child started, like its parent, in one step, one activity (ARCHITECTURE.md#session-start-in-one-step).
   const child = h.client.client.workflow.getHandle(`${handle.sessionId}/task/loop`);
-  expect(await startShape(child)).toEqual({ oneTask: true, markers: 0, changeVersions: 0 });
+  expect(await startShape(child)).toEqual({ setup: ['prepareSession'], setupTasks: 1, markers: 0, changeVersions: 0 });
 });
