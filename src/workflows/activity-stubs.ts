@@ -6,7 +6,6 @@ import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyAct
 import { taskQueuesFor } from '../shared/api';
 import type { SessionConfig } from '../shared/config';
 import type { McpActivities, ModelActivities, SessionStoreActivities, SetupActivities, ToolActivities } from '../shared/activities';
-import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/activities';
 import type { HookActivities } from '../shared/hooks';
 
 export interface SessionActivities {
@@ -45,7 +44,9 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string): Sessio
         initialInterval: cfg.retry.initialIntervalMs,
         maximumInterval: cfg.retry.maximumIntervalMs,
         backoffCoefficient: 2,
-        nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS],
+        // No list of non-retryable types: the activity throws those failures non-retryable itself
+        // (`classifyModelError`), and a list here would be written with every call's scheduled
+        // event and its pending-activity record (ARCHITECTURE.md#temporal-owns-retries).
       },
     }),
     store: proxyActivities<SessionStoreActivities>({

@@ -44,11 +44,16 @@ test.each([
   [401, 'ModelAuth'],
 ])('%i is not retried and ends with an error result that says why', async (status, type) => {
   const name = `fatal-${status}`;
-  const { result } = await h.run(
+  const { handle, result } = await h.run(
     { name, turns: [turn.text('never', { faults: [{ status, body: { error: { message: `scripted ${status} failure` } } }] })] },
     fast,
   );
   expect(h.requestsOf(name)).toHaveLength(1);
+  // The activity's own failure says it is final: the call's retry policy lists no types.
+  const scheduled = (await handle.workflow.fetchHistory()).events!.find(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+  );
+  expect(scheduled?.activityTaskScheduledEventAttributes?.retryPolicy?.nonRetryableErrorTypes ?? []).toEqual([]);
   expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true, exit_reason: 'model_error' });
   expect(result.errors![0]).toMatch(new RegExp(`^Model request failed \\(${type}\\): ${status} scripted ${status} failure`));
   h.model.reset(); // the unused turn is intended
