@@ -20,14 +20,18 @@ export interface SessionActivities {
 export function activitiesFor(cfg: SessionConfig, workflowQueue: string): SessionActivities {
   const queues = taskQueuesFor(workflowQueue, cfg.toolsTaskQueue);
   const heartbeatTimeout = cfg.heartbeatTimeoutMs;
-  /** Tools, MCP calls and hooks: on the workspace host, cancelled only once confirmed stopped. */
+  /**
+   * Tools, MCP calls, hooks and set-up: on the workspace host, cancelled only once confirmed
+   * stopped. `heartbeats: false` for an activity too short to need them (no heartbeat timer).
+   */
   const onWorkspaceHost = (
     startToCloseTimeout: ActivityOptions['startToCloseTimeout'],
     nonRetryableErrorTypes?: string[],
+    { heartbeats = true }: { heartbeats?: boolean } = {},
   ): ActivityOptions => ({
     taskQueue: queues.tools,
     startToCloseTimeout,
-    heartbeatTimeout,
+    ...(heartbeats ? { heartbeatTimeout } : {}),
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { maximumAttempts: 3, initialInterval: '1s', ...(nonRetryableErrorTypes ? { nonRetryableErrorTypes } : {}) },
   });
@@ -66,7 +70,7 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string): Sessio
     hooks: proxyActivities<HookActivities>(onWorkspaceHost('11 minutes', ['InvalidSettings'])),
     // Reads a few small files: no heartbeat timeout, so no heartbeat timer for the server to keep
     // (ARCHITECTURE.md#session-start-in-one-step); a worker lost mid-set-up costs this minute.
-    setup: proxyActivities<SetupActivities>({ ...onWorkspaceHost('1 minute', ['InvalidSettings']), heartbeatTimeout: undefined }),
+    setup: proxyActivities<SetupActivities>(onWorkspaceHost('1 minute', ['InvalidSettings'], { heartbeats: false })),
   };
 }
 

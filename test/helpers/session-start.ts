@@ -16,10 +16,14 @@ const SETUP = ['prepareSession', 'listTools', 'loadSettings'];
 
 export async function startShape(workflow: { fetchHistory(): Promise<temporal.api.history.v1.IHistory> }): Promise<StartShape> {
   const events = (await workflow.fetchHistory()).events ?? [];
-  const setup = events.map((e) => e.activityTaskScheduledEventAttributes).filter((a) => a && SETUP.includes(a.activityType?.name ?? ''));
+  const setup = events.flatMap((e) => {
+    const a = e.activityTaskScheduledEventAttributes;
+    const name = a?.activityType?.name ?? '';
+    return SETUP.includes(name) ? [{ name, task: String(a!.workflowTaskCompletedEventId) }] : [];
+  });
   return {
-    setup: setup.map((a) => a!.activityType!.name!),
-    setupTasks: new Set(setup.map((a) => String(a!.workflowTaskCompletedEventId))).size,
+    setup: setup.map((a) => a.name),
+    setupTasks: new Set(setup.map((a) => a.task)).size,
     markers: events.filter((e) => e.markerRecordedEventAttributes).length,
     changeVersions: events.filter(
       (e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion,
