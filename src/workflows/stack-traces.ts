@@ -43,3 +43,33 @@ function prepareWorkflowStackTrace(error: unknown, frames: NodeJS.CallSite[]): s
 }
 
 Error.prepareStackTrace = prepareWorkflowStackTrace;
+
+/*
+ * The hook's look-ups, answered without compiling code. For every promise workflow code creates,
+ * the SDK's hook reaches the sandbox through `promise.constructor.constructor(source)()`: it
+ * compiles a new function with the sandbox's `Function` to read the running workflow's activator,
+ * compiles another to read `Error`, then makes an `Error` (capturing its frames) only to find that
+ * the formatter above recorded nothing. Profiled on a saturated worker that was, after the `vm`
+ * calls themselves, the workflow thread's largest cost. `Promise.constructor`, which is
+ * `Function` by inheritance, is given as an own property a function that answers those two
+ * sources with functions made once: the activator is still read from `globalThis` when called,
+ * as the compiled function did; `Error` is a class without a stack, which the hook takes as
+ * "nothing to record", as before. Any other source is compiled by the real `Function`.
+ */
+const ACTIVATOR_SOURCE = 'return globalThis.__TEMPORAL_ACTIVATOR__';
+const ERROR_SOURCE = 'return globalThis.Error';
+
+/** What the hook makes for a promise instead of an `Error`: no frames captured, no `stack`. */
+class NoStack {}
+
+const readActivator = (): unknown => (globalThis as { __TEMPORAL_ACTIVATOR__?: unknown }).__TEMPORAL_ACTIVATOR__;
+const readNoStack = (): typeof NoStack => NoStack;
+const SandboxFunction = Function;
+
+function promiseHookLookup(...args: string[]): unknown {
+  if (args.length === 1 && args[0] === ACTIVATOR_SOURCE) return readActivator;
+  if (args.length === 1 && args[0] === ERROR_SOURCE) return readNoStack;
+  return SandboxFunction(...args);
+}
+
+Object.defineProperty(Promise, 'constructor', { value: promiseHookLookup, writable: false, enumerable: false, configurable: false });

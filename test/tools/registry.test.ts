@@ -18,6 +18,21 @@ const echoTool: ToolDefinition<{ text: string; times?: number }> = {
 };
 
 describe('registry', () => {
+  test('specs are converted from zod once per registry; each call gets its own copies', () => {
+    const registry = createToolRegistry([echoTool]);
+    const first = registry.specs();
+    const schemas = first.map((spec) => spec.inputSchema);
+    first[0]!.description = 'changed by a caller';
+    first.pop();
+    const second = registry.specs();
+    // The same converted schemas, not converted again (a conversion was ~2 ms at every session's start).
+    expect(second.map((spec) => spec.inputSchema)).toEqual(schemas);
+    second.forEach((spec, i) => expect(spec.inputSchema).toBe(schemas[i]));
+    expect(second).toHaveLength(schemas.length);
+    expect(second[0]!.description).toBe(builtinTools[0]!.description);
+    expect(second).toEqual(createToolRegistry([echoTool]).specs());
+  });
+
   test('specs: Claude Code names, JSON Schema from zod, descriptions from .describe()', () => {
     const specs = createToolRegistry().specs();
     expect(specs.map((s) => [s.name, s.readOnly])).toEqual([
