@@ -1,5 +1,6 @@
 /**
- * How errors in the workflow sandbox get their `stack` (ARCHITECTURE.md#workflow-stack-traces).
+ * How errors in the workflow sandbox get their `stack`, and what the SDK's promise hook finds when
+ * it looks for one (ARCHITECTURE.md#workflow-stack-traces).
  *
  * The SDK's promise hook makes an `Error` for every promise workflow code creates and reads its
  * `stack`, so that its stack-trace query can show where each pending promise was made; its
