@@ -10,6 +10,7 @@ import type { SessionEvent } from '../../src/shared/events';
 import type { StreamMessage } from '../../src/client/live';
 import { createWorker, type AgentWorker } from '../../src/worker/worker';
 import { kinds, scenarioTag, startHarness, useHarness } from '../helpers/harness';
+import { scheduledActivities } from '../helpers/history';
 import { startShape } from '../helpers/session-start';
 import { waitFor } from '../helpers/wait';
 
@@ -207,11 +208,9 @@ test('a session started by the client sets itself up with one activity and no pa
   expect(await fresh.result()).toMatchObject({ subtype: 'success', result: 'done' });
   expect(await startShape(fresh.workflow)).toEqual({ setup: ['prepareSession'], setupTasks: 1, markers: 0, changeVersions: 0 });
   // No heartbeat timeout, so the server keeps no heartbeat timer for it; a one-minute start-to-close instead.
-  const prepare = (await fresh.workflow.fetchHistory()).events!.find(
-    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'prepareSession',
-  )!.activityTaskScheduledEventAttributes!;
-  expect(Number(prepare.heartbeatTimeout?.seconds ?? 0) + (prepare.heartbeatTimeout?.nanos ?? 0)).toBe(0);
-  expect(Number(prepare.startToCloseTimeout?.seconds)).toBe(60);
+  const [prepare] = await scheduledActivities(fresh.workflow, 'prepareSession');
+  expect(Number(prepare!.heartbeatTimeout?.seconds ?? 0) + (prepare!.heartbeatTimeout?.nanos ?? 0)).toBe(0);
+  expect(Number(prepare!.startToCloseTimeout?.seconds)).toBe(60);
 
   // The config as earlier clients sent it, started with a raw Temporal client: the previous
   // client's `setupAtOnce` (two activities in one task), and the first clients' (two tasks

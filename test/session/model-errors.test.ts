@@ -5,6 +5,7 @@
 import { turn } from '../../src/testing/scripted-model';
 import type { ApiRetryMessage } from '../../src/shared/events';
 import { useHarness } from '../helpers/harness';
+import { scheduledActivities } from '../helpers/history';
 
 const h = useHarness();
 
@@ -50,10 +51,8 @@ test.each([
   );
   expect(h.requestsOf(name)).toHaveLength(1);
   // The activity's own failure says it is final: the call's retry policy lists no types.
-  const scheduled = (await handle.workflow.fetchHistory()).events!.find(
-    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
-  );
-  expect(scheduled?.activityTaskScheduledEventAttributes?.retryPolicy?.nonRetryableErrorTypes ?? []).toEqual([]);
+  const [scheduled] = await scheduledActivities(handle.workflow, 'callModel');
+  expect(scheduled?.retryPolicy?.nonRetryableErrorTypes ?? []).toEqual([]);
   expect(result).toMatchObject({ subtype: 'error_during_execution', is_error: true, exit_reason: 'model_error' });
   expect(result.errors![0]).toMatch(new RegExp(`^Model request failed \\(${type}\\): ${status} scripted ${status} failure`));
   h.model.reset(); // the unused turn is intended

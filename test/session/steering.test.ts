@@ -7,6 +7,7 @@ import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../../src/shared/messages';
 import { collect, useHarness } from '../helpers/harness';
+import { scheduledActivities } from '../helpers/history';
 import { waitFor } from '../helpers/wait';
 import { processesNamed } from '../helpers/processes';
 
@@ -140,10 +141,9 @@ test('a 40-turn session with a >200 KB transcript keeps every callModel input un
   expect(result).toMatchObject({ subtype: 'success', num_turns: 40 });
   const transcriptBytes = JSON.stringify(await handle.transcript()).length;
   expect(transcriptBytes).toBeGreaterThan(200_000);
-  const history = await handle.workflow.fetchHistory();
-  const inputs = (history.events ?? [])
-    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')
-    .map((e) => (e.activityTaskScheduledEventAttributes!.input!.payloads ?? []).reduce((n, p) => n + (p.data?.length ?? 0), 0));
+  const inputs = (await scheduledActivities(handle.workflow, 'callModel')).map((a) =>
+    (a.input!.payloads ?? []).reduce((n, p) => n + (p.data?.length ?? 0), 0),
+  );
   expect(inputs).toHaveLength(40);
   expect(Math.max(...inputs)).toBeLessThan(8 * 1024);
 });
