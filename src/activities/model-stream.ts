@@ -7,12 +7,13 @@
  */
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
-import type OpenAI from 'openai';
+import type { CompletionUsage } from 'openai/resources/completions';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { apiRetrySignal, type ApiRetryNotice } from '../shared/api';
 import type { Usage } from '../shared/messages';
 import { costOf, DEFAULT_CONTEXT_WINDOW, lookupPrice, type PricingTable } from '../shared/pricing';
 import { mapFinishReason, type PartialToolCall } from './chat-format';
+import type { ChatStreamClient } from './chat-stream';
 import { DeferredHeartbeat, keepAlive, watchStream, type Beat } from './heartbeat';
 import { withWorkerProcess } from './sticky';
 import type { LiveHub } from './live/hub';
@@ -93,7 +94,7 @@ export interface StreamedReply {
   durationMs: number;
 }
 
-export async function streamModelCall(client: OpenAI, deps: ModelDeps, call: ModelCall): Promise<StreamedReply> {
+export async function streamModelCall(client: ChatStreamClient, deps: ModelDeps, call: ModelCall): Promise<StreamedReply> {
   const heartbeat = new DeferredHeartbeat();
   try {
     return await attempt(client, deps, call, heartbeat.beat);
@@ -105,7 +106,7 @@ export async function streamModelCall(client: OpenAI, deps: ModelDeps, call: Mod
   }
 }
 
-async function attempt(client: OpenAI, deps: ModelDeps, call: ModelCall, beat: Beat): Promise<StreamedReply> {
+async function attempt(client: ChatStreamClient, deps: ModelDeps, call: ModelCall, beat: Beat): Promise<StreamedReply> {
   const ctx = Context.current();
   // Live tokens (ARCHITECTURE.md#live-tokens): the session's clients find the attempt's stream from
   // this worker's identity; its heartbeats name it too (clients that predate the identity's mark).
@@ -206,7 +207,7 @@ function learn(deps: ModelDeps, status: number | null, headers: Headers | undefi
 }
 
 async function stream(
-  client: OpenAI,
+  client: ChatStreamClient,
   deps: ModelDeps,
   call: ModelCall,
   request: ChatRequest,
@@ -220,27 +221,25 @@ async function stream(
   const streamingDetails = details(streaming);
   const startedAt = Date.now();
   try {
-    const { data: chunks, response } = await client.chat.completions
-      .create(
-        {
-          model: call.model,
-          messages: request.messages,
-          ...(request.tools ? { tools: request.tools } : {}),
-          stream: true,
-          stream_options: { include_usage: true },
-          max_completion_tokens: call.maxOutputTokens,
-          ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
-        },
-        { signal: watchdog.signal },
-      )
-      .withResponse();
+    const response = await client.stream(
+      {
+        model: call.model,
+        messages: request.messages,
+        ...(request.tools ? { tools: request.tools } : {}),
+        stream: true,
+        stream_options: { include_usage: true },
+        max_completion_tokens: call.maxOutputTokens,
+        ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
+      },
+      { signal: watchdog.signal },
+    );
     learn(deps, response.status, response.headers);
     let id = '';
     let text = '';
     let finish: string | null = null;
     const toolCalls: PartialToolCall[] = [];
-    let usage: OpenAI.CompletionUsage | undefined;
-    for await (const chunk of chunks) {
+    let usage: CompletionUsage | undefined;
+    for await (const chunk of response.chunks) {
       watchdog.onChunk(streamingDetails);
       tap?.chunk(chunk, startedAt);
       id ||= chunk.id;
@@ -266,7 +265,7 @@ async function stream(
 }
 
 /** OpenAI reports cached tokens inside `prompt_tokens`; we count them apart, as input and cache reads. */
-function priced(deps: ModelDeps, model: string, usage: OpenAI.CompletionUsage | undefined) {
+function priced(deps: ModelDeps, model: string, usage: CompletionUsage | undefined) {
   const cached = usage?.prompt_tokens_details?.cached_tokens ?? 0;
   const u: Usage = {
     input_tokens: (usage?.prompt_tokens ?? 0) - cached,

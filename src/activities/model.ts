@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import type { CallModelInput, ModelActivities, ModelCatalogActivities, ModelListing } from '../shared/activities';
 import type { AssistantReply, ContentBlock } from '../shared/messages';
 import { classifyModelError } from './model-errors';
+import { ChatStreamClient } from './chat-stream';
 import { mapFinishReason, toChatMessages, toChatTools, toToolUseBlocks } from './chat-format';
 import { streamModelCall, type ModelDeps, type ReasoningEffort } from './model-stream';
 import { summarize } from './summarize';
@@ -15,12 +16,24 @@ export type { ModelDeps } from './model-stream';
 
 export function createModelActivities(deps: ModelDeps): ModelActivities & ModelCatalogActivities {
   // Temporal owns retries (ARCHITECTURE.md#temporal-owns-retries): the client never retries on its own.
+  // Each turn's streamed call goes through our own client (chat-stream.ts); the model list, rarely read, through `openai`'s.
+  const chat = chatStreamClientFor(deps);
   const client = new OpenAI({ baseURL: deps.baseURL, apiKey: deps.apiKey ?? 'not-set', maxRetries: 0, timeout: 10 * 60_000 });
   return {
-    callModel: (input) => callModel(client, deps, input),
-    summarize: (input) => summarize(client, deps, input),
+    callModel: (input) => callModel(chat, deps, input),
+    summarize: (input) => summarize(chat, deps, input),
     listModels: () => listModels(client),
   };
+}
+
+/** The endpoint as the `openai` client would find it: OPENAI_BASE_URL, OPENAI_ORG_ID and OPENAI_PROJECT_ID from the worker's env. */
+export function chatStreamClientFor(deps: Pick<ModelDeps, 'baseURL' | 'apiKey'>): ChatStreamClient {
+  return new ChatStreamClient({
+    baseURL: deps.baseURL ?? process.env.OPENAI_BASE_URL,
+    apiKey: deps.apiKey ?? 'not-set',
+    organization: process.env.OPENAI_ORG_ID,
+    project: process.env.OPENAI_PROJECT_ID,
+  });
 }
 
 /** The endpoint's `GET /v1/models`, for `Query.supportedModels()`. */
@@ -34,7 +47,7 @@ async function listModels(client: OpenAI): Promise<ModelListing[]> {
   }
 }
 
-export async function callModel(client: OpenAI, deps: ModelDeps, input: CallModelInput): Promise<AssistantReply> {
+export async function callModel(client: ChatStreamClient, deps: ModelDeps, input: CallModelInput): Promise<AssistantReply> {
   const reasoningEffort = reasoningEffortFor(input.maxThinkingTokens);
   const r = await streamModelCall(client, deps, {
     prompt: input,

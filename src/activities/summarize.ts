@@ -6,7 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type OpenAI from 'openai';
+import type { ChatStreamClient } from './chat-stream';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { SummarizeInput, SummarizeResult } from '../shared/activities';
 import type { Message } from '../shared/messages';
@@ -89,7 +89,7 @@ function clip(text: string, max: number): string {
   return `${text.slice(0, half)}\n[… ${text.length - 2 * half} characters omitted …]\n${text.slice(text.length - half)}`;
 }
 
-export async function summarize(client: OpenAI, deps: ModelDeps, input: SummarizeInput): Promise<SummarizeResult> {
+export async function summarize(client: ChatStreamClient, deps: ModelDeps, input: SummarizeInput): Promise<SummarizeResult> {
   const window = lookupPrice(input.model, deps.pricing)?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   // 3 characters a token (code and JSON run denser than prose), leaving room for the reply.
   const maxInputChars = Math.max(20_000, (window - input.maxOutputTokens - 2_000) * 3);

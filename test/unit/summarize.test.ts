@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import OpenAI from 'openai';
+import { ChatStreamClient } from '../../src/activities/chat-stream';
 import { buildSummaryRequest, renderConversation, summarize, SUMMARY_SYSTEM_PROMPT } from '../../src/activities/summarize';
 import type { SummarizeInput } from '../../src/shared/activities';
 import type { Message } from '../../src/shared/messages';
@@ -124,12 +124,12 @@ describe('summarize activity', () => {
     },
   } as unknown as Client;
   const run = (name: string, extra: Partial<SummarizeInput> = {}) => {
-    const openai = new OpenAI({ baseURL: model.url, apiKey: 'test', maxRetries: 0 });
+    const chat = new ChatStreamClient({ baseURL: model.url, apiKey: 'test' });
     const input: SummarizeInput = {
       ...{ sessionId: 's', runId: 'r', upTo: 5, model: `scripted/${name}`, maxOutputTokens: 1_000 },
       ...extra,
     };
-    return new MockActivityEnvironment({}, { client }).run(summarize, openai, { pricing: DEFAULT_PRICING }, input);
+    return new MockActivityEnvironment({}, { client }).run(summarize, chat, { pricing: DEFAULT_PRICING }, input);
   };
 
   test('reads [from, upTo) page by page, sends our request without tools, returns the trimmed summary', async () => {
