@@ -1,10 +1,10 @@
 /**
  * No-op activities for the bare loop; `modelStep` may read its workflow's state by query, take a
- * while, or make one streamed provider call through the same OpenAI client our `callModel` uses.
+ * while, or make one streamed provider call through the same client our `callModel` uses.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
-import OpenAI from 'openai';
+import { ChatStreamClient } from '../../src/activities/chat-stream';
 import { iterationsQuery, type BareActivities, type BareProviderCall } from './api';
 
 /** When each modelStep started (epoch ms), for the throughput benchmark's steady-state rate. */
@@ -13,16 +13,19 @@ export const modelStepStarts: number[] = [];
 export const firstStepStarts: number[] = [];
 const loopsSeen = new Set<string>();
 
-const clients = new Map<string, OpenAI>();
+const clients = new Map<string, ChatStreamClient>();
 
 /** One streamed completion, read to the end: the provider's share of a turn, without the runner around it. */
 async function providerCall(p: BareProviderCall): Promise<void> {
   let client = clients.get(p.baseURL);
-  if (!client) clients.set(p.baseURL, (client = new OpenAI({ baseURL: p.baseURL, apiKey: 'bare', maxRetries: 0 })));
-  const chunks = await client.chat.completions.create(
-    { model: 'scripted', messages: [{ role: 'user', content: 'go' }], stream: true, stream_options: { include_usage: true } },
-    { headers: { 'x-scenario': p.scenario } },
-  );
+  if (!client) clients.set(p.baseURL, (client = new ChatStreamClient({ baseURL: p.baseURL, apiKey: 'bare' })));
+  // `scripted/<name>` picks the scenario on the scripted model.
+  const { chunks } = await client.stream({
+    model: `scripted/${p.scenario}`,
+    messages: [{ role: 'user', content: 'go' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   for await (const chunk of chunks) void chunk;
 }
 
