@@ -12,6 +12,7 @@
  *   npx tsx bench/workflow-start.ts      8. module evaluation and heap per new workflow, zod shared or not
  *   npx tsx bench/replay.ts              9. replaying a 300-turn run: ours vs the bare loop
  *   npx tsx bench/read-tool.ts           10. CPU and time per Read call: shown whole, streamed
+ *   npx tsx bench/model-client.ts        11. CPU per streamed model call: our client vs openai's
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -33,6 +34,7 @@ const BENCHMARKS = [
   'workflow-start',
   'replay',
   'read-tool',
+  'model-client',
 ];
 
 function main(): number {
