@@ -14,6 +14,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const MAX_REDIRECTS = 5;
 
 export interface ChatStreamOptions {
   /** The endpoint, e.g. `https://api.openai.com/v1` (the default). */
@@ -36,8 +37,8 @@ export interface ChatStream {
 
 export class ChatStreamClient {
   readonly url: URL;
-  private readonly transport: typeof http | typeof https;
-  private readonly agent: http.Agent;
+  /** Kept-alive connections, one pool per protocol (a redirect may change it). */
+  private readonly agents: Record<string, http.Agent> = {};
   private readonly headers: Record<string, string>;
   private readonly timeoutMs: number;
 
@@ -47,8 +48,6 @@ export class ChatStreamClient {
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
       throw new TypeError(`the model endpoint must be an http(s) URL, not ${JSON.stringify(base)}`);
     }
-    this.transport = this.url.protocol === 'https:' ? https : http;
-    this.agent = new this.transport.Agent({ keepAlive: true });
     this.timeoutMs = opts.timeoutMs ?? 10 * 60_000;
     this.headers = {
       'content-type': 'application/json',
@@ -60,15 +59,50 @@ export class ChatStreamClient {
     };
   }
 
-  /** Send the request; resolves once the response's headers are in (a non-2xx status is thrown as the `openai` client would). */
+  /**
+   * Send the request; resolves once the response's headers are in. A 307 or 308 is followed (up
+   * to 5 hops, with the same body; the key only to the same origin), as `fetch` does; any other
+   * non-2xx status is thrown as the `openai` client throws it.
+   */
   async stream(body: ChatCompletionCreateParamsStreaming, { signal }: { signal?: AbortSignal } = {}): Promise<ChatStream> {
     if (signal?.aborted) throw new APIUserAbortError();
     const payload = Buffer.from(JSON.stringify(body));
-    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = this.transport.request(this.url, {
+    let url = this.url;
+    let res = await this.send(url, payload, signal);
+    for (let hops = 0; hops < MAX_REDIRECTS && (res.statusCode === 307 || res.statusCode === 308) && res.headers.location; hops++) {
+      res.resume(); // nothing to read: the connection goes back to the pool
+      url = new URL(res.headers.location, url);
+      res = await this.send(url, payload, signal);
+    }
+    const headers = headersOf(res);
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      let text: string;
+      try {
+        text = await readAll(res);
+      } catch (e) {
+        if (signal?.aborted) throw new APIUserAbortError();
+        text = e instanceof Error ? e.message : String(e);
+      }
+      const json = parseJson(text);
+      throw APIError.generate(status, json as object | undefined, json ? undefined : text, headers);
+    }
+    return { status, headers, chunks: chunksOf(res, headers, signal) };
+  }
+
+  private send(url: URL, payload: Buffer, signal: AbortSignal | undefined): Promise<http.IncomingMessage> {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      return Promise.reject(new APIConnectionError({ message: `the model endpoint redirected to a URL that is not http(s): ${url.href}` }));
+    }
+    const { authorization, ...rest } = this.headers;
+    // As `fetch`: the key goes to the endpoint's own origin only, not to wherever it redirects.
+    const headers = { ...(url.origin === this.url.origin && authorization ? { authorization } : {}), ...rest };
+    return new Promise<http.IncomingMessage>((resolve, reject) => {
+      const transport = url.protocol === 'https:' ? https : http;
+      const req = transport.request(url, {
         method: 'POST',
-        agent: this.agent,
-        headers: { ...this.headers, 'content-length': String(payload.length) },
+        agent: (this.agents[url.protocol] ??= new transport.Agent({ keepAlive: true })),
+        headers: { ...headers, 'content-length': String(payload.length) },
       });
       let why: 'aborted' | 'timed out' | undefined;
       const onAbort = () => {
@@ -95,20 +129,6 @@ export class ChatStreamClient {
       });
       req.end(payload);
     });
-    const headers = headersOf(res);
-    const status = res.statusCode ?? 0;
-    if (status < 200 || status >= 300) {
-      let text: string;
-      try {
-        text = await readAll(res);
-      } catch (e) {
-        if (signal?.aborted) throw new APIUserAbortError();
-        text = e instanceof Error ? e.message : String(e);
-      }
-      const json = parseJson(text);
-      throw APIError.generate(status, json as object | undefined, json ? undefined : text, headers);
-    }
-    return { status, headers, chunks: chunksOf(res, headers, signal) };
   }
 }
 

@@ -149,13 +149,14 @@ test('an abort before the headers rejects with APIUserAbortError; mid-stream it 
 describe('against a hand-made server', () => {
   let server: http.Server;
   let url: string;
-  let reply: (res: http.ServerResponse) => void;
+  let reply: (res: http.ServerResponse, req: http.IncomingMessage, body: string) => void;
   const sockets = new Set<unknown>();
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       sockets.add(req.socket);
-      req.resume();
-      req.on('end', () => reply(res));
+      let text = '';
+      req.setEncoding('utf8').on('data', (s: string) => (text += s));
+      req.on('end', () => reply(res, req, text));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/`;
@@ -212,6 +213,47 @@ describe('against a hand-made server', () => {
       for await (const _ of chunks) void _;
     }
     expect(sockets.size).toBe(1);
+  });
+
+  test('a 307 or 308 is followed with the same body, and the key goes to the same origin only', async () => {
+    const seen: { at: string; key?: string; body: string }[] = [];
+    const elsewhere = http.createServer((req, res) => {
+      let text = '';
+      req.setEncoding('utf8').on('data', (s: string) => (text += s));
+      req.on('end', () => {
+        seen.push({ at: `elsewhere ${req.url}`, key: req.headers.authorization, body: text });
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`data: ${JSON.stringify(chunk(1, 'moved'))}\n\ndata: [DONE]\n\n`);
+      });
+    });
+    await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
+    try {
+      const there = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/v2/chat/completions`;
+      reply = (res, req, text) => {
+        seen.push({ at: `here ${req.url}`, key: req.headers.authorization, body: text });
+        if (req.url === '/v1/chat/completions') res.writeHead(307, { location: '/moved/chat/completions' }).end();
+        else res.writeHead(308, { location: there }).end();
+      };
+      expect(await ours(url, 'x')).toEqual([chunk(1, 'moved')]);
+      expect(seen.map((s) => [s.at, s.key])).toEqual([
+        ['here /v1/chat/completions', 'Bearer k'],
+        ['here /moved/chat/completions', 'Bearer k'],
+        ['elsewhere /v2/chat/completions', undefined],
+      ]);
+      expect(new Set(seen.map((s) => s.body))).toEqual(new Set([JSON.stringify(body('x'))]));
+    } finally {
+      elsewhere.closeAllConnections();
+      await new Promise((r) => elsewhere.close(r));
+    }
+  });
+
+  test('past five redirects, or a redirect that is not a 307/308, the status is the error', async () => {
+    let hops = 0;
+    reply = (res) => void (hops++, res.writeHead(307, { location: `/v1/again-${hops}` }).end());
+    const looped = await ours(url, 'x').catch((e: unknown) => e);
+    expect(failureOf(looped)).toMatchObject({ class: 'APIError', status: 307 });
+    expect(hops).toBe(6); // the request and five redirects
+    reply = (res) => void res.writeHead(302, { location: '/v1/elsewhere' }).end();
+    expect(failureOf(await ours(url, 'x').catch((e: unknown) => e))).toMatchObject({ status: 302, message: '302 status code (no body)' });
   });
 
   test('no headers within the timeout: APIConnectionTimeoutError', async () => {
