@@ -385,7 +385,8 @@ export async function throughput(opts: {
       ),
     ]),
   );
-  if (metricsUrls) console.log(serverWorkTable(levels));
+  // Every rep's: what the server does per turn can drift as its database fills (docs/BENCHMARKS.md#2-throughput).
+  if (metricsUrls) for (const l of levels) console.log(serverWorkTable(l, opts.reps ?? 1));
   const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
   for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS)) {
     if (n !== 500 && n !== 1000) continue;
@@ -430,8 +431,7 @@ function perTurn(r: Run, metric: string): string {
 }
 
 /** The server's work per turn by operation at the largest level, ours beside bare: the operations where the two differ most first. */
-function serverWorkTable(levels: Level[]): string {
-  const l = levels.at(-1)!;
+function serverWorkTable(l: Level, reps: number): string {
   const ours = l.ours.serverWork ?? new Map<string, number>();
   const bare = l.bare.serverWork ?? new Map<string, number>();
   const rows = [...new Set([...ours.keys(), ...bare.keys()])]
@@ -440,7 +440,7 @@ function serverWorkTable(levels: Level[]): string {
     .sort((x, y) => Math.abs(y.o - y.b) - Math.abs(x.o - x.b) || y.o - x.o)
     .slice(0, 30);
   return [
-    `\nserver work per turn at ${l.sessions} sessions, by operation (service_requests: calls a service answered; persistence_requests: storage operations):`,
+    `\nserver work per turn at ${l.sessions} sessions${reps > 1 ? ` (rep ${l.rep})` : ''}, by operation (service_requests: calls a service answered; persistence_requests: storage operations):`,
     table([
       ['metric', 'service', 'operation', 'ours/turn', 'bare/turn'],
       ...rows.map((r) => [...r.k.split('|'), r.o.toFixed(2), r.b.toFixed(2)]),
