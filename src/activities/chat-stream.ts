@@ -44,10 +44,11 @@ export class ChatStreamClient {
 
   constructor(opts: ChatStreamOptions = {}) {
     const base = opts.baseURL ?? DEFAULT_BASE_URL;
-    this.url = new URL(`${base.endsWith('/') ? base.slice(0, -1) : base}/chat/completions`);
-    if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
-      throw new TypeError(`the model endpoint must be an http(s) URL, not ${JSON.stringify(base)}`);
+    const url = URL.canParse(base) ? new URL(`${base.endsWith('/') ? base.slice(0, -1) : base}/chat/completions`) : undefined;
+    if (url?.protocol !== 'http:' && url?.protocol !== 'https:') {
+      throw new TypeError(`the model endpoint (OPENAI_BASE_URL) must be an http(s) URL, not ${JSON.stringify(base)}`);
     }
+    this.url = url;
     this.timeoutMs = opts.timeoutMs ?? 10 * 60_000;
     this.headers = {
       'content-type': 'application/json',

@@ -273,8 +273,9 @@ test('SseParser: an event is dispatched by its blank line only, and the last one
   expect(new SseParser().push('event: ping\n\n:keep-alive\n\n', true)).toEqual([]); // no data: nothing dispatched
 });
 
-test('a base URL that is not http(s) is refused by name', () => {
-  expect(() => new ChatStreamClient({ baseURL: 'ftp://example.com/v1' })).toThrow(
-    'the model endpoint must be an http(s) URL, not "ftp://example.com/v1"',
-  );
+test('a base URL that is not an http(s) URL is refused, naming the variable', () => {
+  for (const bad of ['ftp://example.com/v1', 'localhost:8080/v1', 'not a url'])
+    expect(() => new ChatStreamClient({ baseURL: bad })).toThrow(
+      `the model endpoint (OPENAI_BASE_URL) must be an http(s) URL, not ${JSON.stringify(bad)}`,
+    );
 });
