@@ -1,8 +1,8 @@
 /**
  * The one request every turn makes: an OpenAI-compatible `POST {baseURL}/chat/completions` with
- * `stream: true`, sent over `node:http(s)` with kept-alive connections and its server-sent events
- * parsed here. Failures are the `openai` package's own error classes, made the way its client
- * makes them (`APIError.generate` for a status, `APIConnectionError`, `APIUserAbortError`, an
+ * `stream: true`, sent over `node:http(s)` with kept-alive connections, its server-sent events
+ * read with src/shared/sse.ts. Failures are the `openai` package's own error classes, made the
+ * way its client makes them (`APIError.generate` for a status, `APIConnectionError`, `APIUserAbortError`, an
  * `APIError` for an `error` in the stream), so `model-errors.ts` classifies them as before. The
  * `openai` client itself still serves the endpoint's model list. Why this is not the `openai`
  * client: it cost about 0.9 ms of the worker's CPU per call against 0.2 ms here
@@ -12,6 +12,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { SseParser } from '../shared/sse';
 
 export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 const MAX_REDIRECTS = 5;
@@ -138,24 +139,11 @@ async function* chunksOf(
   headers: Headers,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<ChatCompletionChunk> {
-  res.setEncoding('utf8');
   const events = new SseParser();
   let done = false;
   try {
-    let ended = false;
-    const iterator = res[Symbol.asyncIterator]() as AsyncIterator<string>;
-    while (!ended) {
-      let text = '';
-      try {
-        const next = await iterator.next();
-        if (next.done) ended = true;
-        else text = next.value;
-      } catch (e) {
-        // As the `openai` client: an abort by the caller ends the stream without an error.
-        if (signal?.aborted) return;
-        throw new Error(`the provider's stream broke off: ${e instanceof Error ? e.message : String(e)}`);
-      }
-      for (const data of events.push(text, ended)) {
+    for await (const text of textOf(res, signal)) {
+      for (const data of events.push(text, text === '')) {
         // Read on to the end after [DONE], so the connection can be used again.
         if (done) continue;
         if (data.startsWith('[DONE]')) {
@@ -173,46 +161,19 @@ async function* chunksOf(
   }
 }
 
-/** The data of each server-sent event (its `event:` name is not needed here), per the EventSource format. */
-export class SseParser {
-  private rest = '';
-  private data: string[] = [];
-
-  /** Feed text; returns the data of the events it completed. `end`: no more text follows. */
-  push(text: string, end = false): string[] {
-    const s = this.rest + text;
-    const out: string[] = [];
-    let start = 0;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      // A CR that ends the text may be the first half of a CRLF: wait for what follows.
-      if (c === 13 && i + 1 === s.length && !end) break;
-      this.line(s.slice(start, i), out);
-      if (c === 13 && s.charCodeAt(i + 1) === 10) i++;
-      start = i + 1;
-    }
-    this.rest = s.slice(start);
-    if (end) {
-      if (this.rest) this.line(this.rest, out);
-      this.rest = '';
-      this.line('', out);
-    }
-    return out;
+/**
+ * The response's text as it arrives, then '' once it has ended. An abort by the caller ends it
+ * quietly, as with the `openai` client; a connection lost before the end is an error.
+ */
+async function* textOf(res: http.IncomingMessage, signal: AbortSignal | undefined): AsyncGenerator<string> {
+  res.setEncoding('utf8');
+  try {
+    for await (const text of res as AsyncIterable<string>) if (text) yield text;
+  } catch (e) {
+    if (signal?.aborted) return;
+    throw new Error(`the provider's stream broke off: ${e instanceof Error ? e.message : String(e)}`);
   }
-
-  private line(line: string, out: string[]): void {
-    if (line === '') {
-      if (this.data.length) out.push(this.data.join('\n'));
-      this.data = [];
-      return;
-    }
-    if (line.charCodeAt(0) === 58) return; // ':' a comment
-    const colon = line.indexOf(':');
-    if ((colon < 0 ? line : line.slice(0, colon)) !== 'data') return;
-    const value = colon < 0 ? '' : line.slice(colon + 1);
-    this.data.push(value.charCodeAt(0) === 32 ? value.slice(1) : value);
-  }
+  yield '';
 }
 
 function headersOf(res: http.IncomingMessage): Headers {

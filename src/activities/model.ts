@@ -27,7 +27,7 @@ export function createModelActivities(deps: ModelDeps): ModelActivities & ModelC
 }
 
 /** The endpoint as the `openai` client would find it: OPENAI_BASE_URL, OPENAI_ORG_ID and OPENAI_PROJECT_ID from the worker's env. */
-export function chatStreamClientFor(deps: Pick<ModelDeps, 'baseURL' | 'apiKey'>): ChatStreamClient {
+function chatStreamClientFor(deps: Pick<ModelDeps, 'baseURL' | 'apiKey'>): ChatStreamClient {
   return new ChatStreamClient({
     baseURL: deps.baseURL ?? process.env.OPENAI_BASE_URL,
     apiKey: deps.apiKey ?? 'not-set',

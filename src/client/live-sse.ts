@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { LoadedDataConverter } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal as proto } from '@temporalio/proto';
+import { SseParser } from '../shared/sse';
 import { LIVE_ACTIVITY_TYPES, LIVE_IDENTITY_MARK, liveStreamKey, type LiveFrame, type LiveHeartbeat } from '../shared/stream-events';
 
 /** Longer than the model worker's stream watchdog (120 s): silence past it means the worker is gone. */
@@ -30,18 +31,9 @@ export function readLiveStream(url: string, signal: AbortSignal, onFrame: (frame
         return reject(e);
       }
       res.setEncoding('utf8');
-      let buf = '';
+      const events = new SseParser();
       res.on('data', (text: string) => {
-        buf += text;
-        for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const data = block
-            .split('\n')
-            .filter((l) => l.startsWith('data: '))
-            .map((l) => l.slice(6))
-            .join('\n');
-          if (!data) continue;
+        for (const data of events.push(text)) {
           try {
             onFrame(JSON.parse(data) as LiveFrame);
           } catch (e) {
