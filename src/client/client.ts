@@ -341,9 +341,16 @@ export class SessionHandle {
   async isOpen(): Promise<boolean> {
     return (await this.latest.describe()).status.name === 'RUNNING';
   }
-  /** The final result message (waits for the session to end; follows continue-as-new). */
+  /**
+   * The final result message (waits for the session to end; follows continue-as-new). A handle
+   * from start() waits on the run it started and the runs that run continued as, so a later
+   * `resume` under the same id does not change its answer; a handle from get() waits on the
+   * latest run. Naming the run also spares the server a look-up of the session's current run on
+   * every long poll, which grows with the history store (ARCHITECTURE.md#result-by-run).
+   */
   result(): Promise<ResultMessage> {
-    return this.latest.result() as Promise<ResultMessage>;
+    const handle = this.workflow.firstExecutionRunId !== undefined ? this.workflow : this.latest;
+    return handle.result() as Promise<ResultMessage>;
   }
   /** Cancel the session: the current turn stops and it ends with an `aborted` result. */
   cancel(): Promise<void> {

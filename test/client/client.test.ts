@@ -262,6 +262,22 @@ test('messages() reads a long session from the start across continue-as-new, pas
   expect(tail.map((m) => m.seq)).toEqual(all.slice(3).map((m) => m.seq));
 });
 
+test('result(): a started handle answers for its own runs, so resuming the id later does not change it; get() follows the latest run', async () => {
+  const sessionId = `result-by-run-${RUN}`;
+  const cwd = mkdtempSync(path.join(tmpdir(), 'result-by-run-'));
+  const first = await h.start(
+    { name: 'result-by-run', turns: [turn.text('first answer'), turn.text('second answer')] },
+    { sessionId, cwd },
+  );
+  expect(await first.result()).toMatchObject({ subtype: 'success', result: 'first answer' });
+  const resumed = await h.client.start({ resume: sessionId, prompt: 'And again.', cwd, permissionMode: 'bypassPermissions' });
+  expect(resumed.workflow.firstExecutionRunId).not.toBe(first.workflow.firstExecutionRunId);
+  expect(await resumed.result()).toMatchObject({ subtype: 'success', result: 'second answer' });
+  // The first handle still reports the run it started; one found by id reports the latest.
+  expect(await first.result()).toMatchObject({ result: 'first answer' });
+  expect(await (await h.client.get(sessionId)).result()).toMatchObject({ result: 'second answer' });
+});
+
 test('the worker option maxModelCallsPerSecond caps model calls on its queue', async () => {
   // Six model calls wait on the queue while no model worker polls it; then one limited to two
   // calls a second starts. Unlimited, it takes all six at once.
