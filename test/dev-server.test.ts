@@ -1,11 +1,21 @@
-import type { Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AGENT_SEARCH_ATTRIBUTES, DevServerStartError, PortInUseError, runServerCommand, startDevServer } from '../src/worker/dev-server';
+import { spawn } from 'node:child_process';
+import {
+  AGENT_SEARCH_ATTRIBUTES,
+  DevServerStartError,
+  freePort,
+  PortInUseError,
+  runServerCommand,
+  startDevServer,
+} from '../src/worker/dev-server';
+import { ensureTemporal } from '../src/server/ensure-temporal';
 import { TEST_NAMESPACE, testAddress } from './helpers/server';
 import { waitFor } from './helpers/wait';
 import { connectTemporal } from '../src/client/connection';
+import { SEARCH_ATTRIBUTE_KEYS } from '../src/shared/api';
 import { scrape } from '../bench/server-metrics';
 
 describe('Temporal dev server', () => {
@@ -105,6 +115,46 @@ describe('Temporal dev server', () => {
     expect(lines.filter((l) => l.includes('a port was taken while the server started'))).toHaveLength(2);
   });
 
+  it('a database made before our search attributes gets them at start, usable as soon as the server is ready', async () => {
+    // A plain start-dev makes the file without them, as an older version of ours would have.
+    const dbFile = path.join(mkdtempSync(path.join(tmpdir(), 'da-devserver-')), 'old.db');
+    const port = await freePort();
+    const plain = spawn(
+      await ensureTemporal({ quiet: true }),
+      ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--db-filename', dbFile, '--log-level', 'error'],
+      { stdio: 'ignore' },
+    );
+    const plainExited = new Promise((resolve) => plain.once('exit', resolve));
+    await waitFor(
+      'the plain server answers',
+      async () => {
+        const c = await connectTemporal({ address: `127.0.0.1:${port}`, connectTimeout: '1s' }).catch(() => undefined);
+        await c?.close();
+        return c !== undefined;
+      },
+      60_000,
+    );
+    plain.kill('SIGTERM');
+    await plainExited;
+
+    const server = await startDevServer({ ui: false, dbFile });
+    const client = new Client({ connection: await connectTemporal({ address: server.address }) });
+    try {
+      const handle = await client.workflow.start('noSuchWorkflow', {
+        taskQueue: 'nobody-polls',
+        workflowId: 'old-db-start',
+        typedSearchAttributes: [
+          { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'running' },
+          { key: SEARCH_ATTRIBUTE_KEYS.batchId, value: 'b1' },
+        ],
+      });
+      expect((await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.batchId)).toBe('b1');
+    } finally {
+      await client.connection.close();
+      await server.stop();
+    }
+  });
+
   // ARCHITECTURE.md#dev-server-throttle
   describe('defaults that do not throttle', () => {
     /** SQLite header bytes 18–19: 1 = rollback journal, 2 = WAL. */
@@ -142,6 +192,39 @@ describe('Temporal dev server', () => {
         expect(args).not.toContain('history.transferProcessorMaxPollRPS=1000');
       } finally {
         await overridden.stop();
+      }
+    });
+
+    it('reads search attribute definitions from its cache, not from the store at every start and every visibility write', async () => {
+      const server = await startDevServer({ ui: false, dbFile: ':memory:', metricsPort: 0 });
+      const client = new Client({ connection: await connectTemporal({ address: server.address }) });
+      try {
+        const metadataReads = async () => {
+          const c = await scrape(server.metricsUrl!);
+          return ['frontend', 'history'].reduce((n, svc) => n + (c.get(`persistence_requests|${svc}|GetCurrentClusterMetadata`) ?? 0), 0);
+        };
+        const recorded = async () =>
+          (await scrape(server.metricsUrl!)).get('visibility_persistence_requests|history|RecordWorkflowExecutionStarted') ?? 0;
+        // One start first, so the caches have loaded; then count what ten more starts read.
+        const start = (i: number) =>
+          client.workflow.start('noSuchWorkflow', {
+            taskQueue: 'nobody-polls',
+            workflowId: `sa-cache-${i}`,
+            typedSearchAttributes: [
+              { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'running' },
+              { key: SEARCH_ATTRIBUTE_KEYS.model, value: 'gpt-4.1-mini' },
+            ],
+          });
+        await start(0);
+        await waitFor('the first start recorded', async () => (await recorded()) >= 1, 15_000);
+        const before = await metadataReads();
+        for (let i = 1; i <= 10; i++) await start(i);
+        await waitFor('all eleven starts recorded', async () => (await recorded()) >= 11, 15_000);
+        // start-dev's own default re-reads them from the store at every use: 20 or more reads here.
+        expect((await metadataReads()) - before).toBeLessThan(5);
+      } finally {
+        await client.connection.close();
+        await server.stop();
       }
     });
   });

@@ -47,6 +47,11 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean
   'history.transferProcessorMaxPollRPS': 1000,
   // A model call goes straight to the worker whose workflow task scheduled it (ARCHITECTURE.md#model-calls-on-the-workflow-queue).
   'system.enableActivityEagerExecution': true,
+  // start-dev turns this on so that a search attribute is usable the moment it is created; it then
+  // reads the attribute definitions from the store at every start, upsert and visibility write
+  // (three reads a turn). Off, as on any production server: a new attribute is usable a second or
+  // so later (probe() waits for ours).
+  'system.forceSearchAttributesCacheRefreshOnRead': false,
 };
 /** WAL lets readers (polls, queries) run beside the writer; `synchronous` stays FULL, so a commit is as durable as before. */
 export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal' };
@@ -317,7 +322,14 @@ async function probe(address: string, namespace: string, addMissing: boolean): P
     const missing = (Object.keys(AGENT_SEARCH_ATTRIBUTES) as (keyof typeof AGENT_SEARCH_ATTRIBUTES)[]).filter(
       (name) => !have.includes(name),
     );
-    if (missing.length === 0) return;
+    if (missing.length === 0) {
+      // Listed is not yet usable: the frontend maps a new attribute's name once it re-reads the
+      // namespace (a second or so after an add; DEV_SERVER_DYNAMIC_CONFIG keeps its caches). A
+      // query naming every attribute fails until then.
+      const names = Object.keys(AGENT_SEARCH_ATTRIBUTES).map((name) => `${name} IS NULL`);
+      await connection.workflowService.countWorkflowExecutions({ namespace, query: names.join(' AND ') });
+      return;
+    }
     if (addMissing) {
       const searchAttributes: Record<string, number> = {};
       for (const name of missing) searchAttributes[name] = INDEXED_VALUE_TYPE[AGENT_SEARCH_ATTRIBUTES[name]];
