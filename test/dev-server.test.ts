@@ -1,4 +1,5 @@
 import { Client, type Connection } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,11 @@ import { waitFor } from './helpers/wait';
 import { connectTemporal } from '../src/client/connection';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/shared/api';
 import { scrape } from '../bench/server-metrics';
+
+/** A workflow no worker polls, started with some of our search attributes: the server validates and records them. */
+function startWithOurAttributes(client: Client, workflowId: string, attributes: SearchAttributePair[]) {
+  return client.workflow.start('noSuchWorkflow', { taskQueue: 'nobody-polls', workflowId, typedSearchAttributes: attributes });
+}
 
 describe('Temporal dev server', () => {
   let connection: Connection;
@@ -140,14 +146,10 @@ describe('Temporal dev server', () => {
     const server = await startDevServer({ ui: false, dbFile });
     const client = new Client({ connection: await connectTemporal({ address: server.address }) });
     try {
-      const handle = await client.workflow.start('noSuchWorkflow', {
-        taskQueue: 'nobody-polls',
-        workflowId: 'old-db-start',
-        typedSearchAttributes: [
-          { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'running' },
-          { key: SEARCH_ATTRIBUTE_KEYS.batchId, value: 'b1' },
-        ],
-      });
+      const handle = await startWithOurAttributes(client, 'old-db-start', [
+        { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'running' },
+        { key: SEARCH_ATTRIBUTE_KEYS.batchId, value: 'b1' },
+      ]);
       expect((await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTE_KEYS.batchId)).toBe('b1');
     } finally {
       await client.connection.close();
@@ -207,14 +209,10 @@ describe('Temporal dev server', () => {
           (await scrape(server.metricsUrl!)).get('visibility_persistence_requests|history|RecordWorkflowExecutionStarted') ?? 0;
         // One start first, so the caches have loaded; then count what ten more starts read.
         const start = (i: number) =>
-          client.workflow.start('noSuchWorkflow', {
-            taskQueue: 'nobody-polls',
-            workflowId: `sa-cache-${i}`,
-            typedSearchAttributes: [
-              { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'running' },
-              { key: SEARCH_ATTRIBUTE_KEYS.model, value: 'gpt-4.1-mini' },
-            ],
-          });
+          startWithOurAttributes(client, `sa-cache-${i}`, [
+            { key: SEARCH_ATTRIBUTE_KEYS.status, value: 'running' },
+            { key: SEARCH_ATTRIBUTE_KEYS.model, value: 'gpt-4.1-mini' },
+          ]);
         await start(0);
         await waitFor('the first start recorded', async () => (await recorded()) >= 1, 15_000);
         const before = await metadataReads();

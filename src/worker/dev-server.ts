@@ -309,7 +309,7 @@ async function startDevServerOnce(opts: DevServerOptions): Promise<DevServer> {
   };
 }
 
-/** One readiness probe: frontend answers and our search attributes are visible in `namespace`.
+/** One readiness probe: frontend answers and our search attributes are listed and usable in `namespace`.
  *  With `addMissing`, registers missing attributes first: start-dev registers --search-attribute
  *  only when it creates the namespace, so a database file made before an attribute joined our
  *  list lacks it. */
