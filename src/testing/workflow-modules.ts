@@ -7,7 +7,7 @@
  */
 import vm from 'node:vm';
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundle } from '@temporalio/worker';
-import { WORKFLOWS_PATH } from '../worker/bundle';
+import { compileWorkflowsForNode, WORKFLOWS_PATH } from '../worker/bundle';
 
 /** A bundler logger that prints errors only (webpack's report would drown a test's or a benchmark's output). */
 export const quietBundlerLogger = {
@@ -21,7 +21,7 @@ export const quietBundlerLogger = {
 
 /** The session workflows bundled without the shared-library preload, to compare the workers' bundle against. */
 export function bundleWithoutPreload(): Promise<WorkflowBundle> {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, webpackConfigHook: compileWorkflowsForNode, logger: quietBundlerLogger });
 }
 
 export interface LoadedBundle {

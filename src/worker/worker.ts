@@ -28,7 +28,7 @@ import { PromptOffers, type PromptOfferStats } from '../activities/prompt-offers
 import { LIVE_IDENTITY_MARK } from '../shared/stream-events';
 import type { PromptSinks } from '../shared/prompt-offer';
 import { activityTracing, startTracing, telemetryFromEnv, workflowTracing, type TelemetryOptions } from './telemetry';
-import { PRELOADED_MODULES, WORKFLOWS_PATH } from './bundle';
+import { SESSION_BUNDLER_OPTIONS, WORKFLOWS_PATH } from './bundle';
 
 export interface CreateWorkerOptions {
   /** An existing connection; otherwise one is opened to `address`. */
@@ -258,7 +258,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
           dataConverter: dataConverters.workflow,
           ...(opts.workflowBundle
             ? { workflowBundle: opts.workflowBundle }
-            : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: PRELOADED_MODULES } }),
+            : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: SESSION_BUNDLER_OPTIONS }),
           // How long the server keeps a session's task for this worker before it goes to the shared
           // queue and is replayed elsewhere. Short, it costs a busy worker its cache (at 1 s, a
           // saturated worker lost about one task in five to it, each then replayed from the whole history);
