@@ -13,6 +13,7 @@
  *   npx tsx bench/replay.ts              9. replaying a 300-turn run: ours vs the bare loop
  *   npx tsx bench/read-tool.ts           10. CPU and time per Read call: shown whole, streamed
  *   npx tsx bench/model-client.ts        11. CPU per streamed model call: our client vs openai's
+ *   npx tsx bench/worker-cpu.ts          12. CPU per turn by process and thread: ours vs the bare loop
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -35,6 +36,7 @@ const BENCHMARKS = [
   'replay',
   'read-tool',
   'model-client',
+  'worker-cpu',
 ];
 
 function main(): number {
