@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import { turn } from '../src/testing/scripted-model';
 import type { bareLoop } from './bare/workflows';
-import { load, machine, median, pool, sleep, spawnBenchWorker, startBenchStack, table, writeBundle, type BenchWorker } from './lib';
+import { cpuMs, load, machine, median, pool, sleep, spawnBenchWorker, startBenchStack, table, writeBundle, type BenchWorker } from './lib';
 import { tuningFor } from './throughput';
 
 type Loop = 'ours' | 'bare';
@@ -49,13 +49,20 @@ interface Split {
   total: number;
 }
 
-/** The worker's CPU between two readings, by thread group (ms). */
-function split(pid: number, before: Map<string, { name: string; ms: number }>, after: Map<string, { name: string; ms: number }>): Split {
-  const s: Split = { main: 0, workflowThread: 0, otherNode: 0, core: 0, total: 0 };
+/**
+ * The worker's CPU between two readings, by thread group (ms). `total` is the process's own count,
+ * which keeps the time of threads that have ended.
+ */
+function split(
+  pid: number,
+  before: Map<string, { name: string; ms: number }>,
+  after: Map<string, { name: string; ms: number }>,
+  total: number,
+): Split {
+  const s: Split = { main: 0, workflowThread: 0, otherNode: 0, core: 0, total };
   const node: number[] = [];
   for (const [tid, t] of after) {
     const ms = t.ms - (before.get(tid)?.ms ?? 0);
-    s.total += ms;
     if (tid === String(pid)) s.main += ms;
     else if (t.name === 'node') node.push(ms);
     else s.core += ms; // Core's tokio runtime and workflow-processing threads
@@ -65,8 +72,6 @@ function split(pid: number, before: Map<string, { name: string; ms: number }>, a
   s.otherNode = node.slice(1).reduce((a, b) => a + b, 0);
   return s;
 }
-
-const processCpu = (pid: number) => [...threadCpu(pid).values()].reduce((a, t) => a + t.ms, 0);
 
 interface Run {
   loop: Loop;
@@ -103,7 +108,8 @@ export async function workerCpu(opts: { sessions: number; turns: number; latency
     await sleep(2_000);
     arrivals.length = 0;
     const w0 = threadCpu(worker.pid);
-    const s0 = processCpu(serverPid);
+    const wTotal0 = cpuMs(worker.pid);
+    const s0 = cpuMs(serverPid);
     const b0 = process.cpuUsage();
     const t0 = Date.now();
     const waits = await startAll();
@@ -115,8 +121,8 @@ export async function workerCpu(opts: { sessions: number; turns: number; latency
       // Ours: model calls the scripted provider served; bare: its model steps.
       turns: loop === 'ours' ? arrivals.length : opts.sessions * opts.turns,
       wallS: (Date.now() - t0) / 1000,
-      worker: split(worker.pid, w0, worker1),
-      server: processCpu(serverPid) - s0,
+      worker: split(worker.pid, w0, worker1, cpuMs(worker.pid) - wTotal0),
+      server: cpuMs(serverPid) - s0,
       bench: (() => {
         const b = process.cpuUsage(b0);
         return (b.user + b.system) / 1000;

@@ -93,7 +93,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
   const connection = await connectWithRetry(address, log, abort.signal).catch(() => undefined);
   if (!connection) return 0;
-  // A prebuilt bundle (bundleWorkflowCode output) saves seconds of start-up per process.
+  // A prebuilt bundle (bundleSessionWorkflows output) saves seconds of start-up per process.
   const bundlePath = process.env.DURABLE_AGENT_WORKFLOW_BUNDLE;
   const worker = await createWorker({
     connection,
