@@ -38,7 +38,8 @@ import { Client } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { SessionHandle } from '../src/client/client';
-import { turn } from '../src/testing/scripted-model';
+import { turn, type ScriptedModel, type TurnInput } from '../src/testing/scripted-model';
+import type { SessionOptions } from '../src/shared/config';
 import { diff, scrapeAll, total, type Counters } from './server-metrics';
 import type { CreateWorkerOptions } from '../src/worker/worker';
 import type { bareLoop } from './bare/workflows';
@@ -73,6 +74,31 @@ export function tuningFor(sessions: number, stickyTimeout?: Duration): NonNullab
     tools: { maxConcurrentActivityTaskExecutions: 500, maxConcurrentActivityTaskPolls: 10 },
   };
 }
+
+/**
+ * The sessions' workspace (`<dir>/ws`, one small file) and the `load` scenario: `turns - 1` turns
+ * that each Read that file, then a text reply, every model call taking `latencyMs`.
+ */
+export function addLoadScenario(
+  model: ScriptedModel,
+  dir: string,
+  opts: { turns: number; latencyMs: number },
+): { ws: string; readTurn: TurnInput } {
+  const ws = path.join(dir, 'ws');
+  mkdirSync(ws);
+  writeFileSync(path.join(ws, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+  const delay = { delay_ms: opts.latencyMs };
+  const readTurn = turn.tool('Read', { file_path: path.join(ws, 'notes.txt') }, delay);
+  model.addScenario({ name: 'load', turns: [...Array.from({ length: opts.turns - 1 }, () => readTurn), turn.text('done', delay)] });
+  return { ws, readTurn };
+}
+
+/** One session of the `load` scenario in `ws`. */
+export const loadSession = (ws: string): SessionOptions => ({
+  prompt: '[scenario:load] Read the notes.',
+  cwd: ws,
+  permissionMode: 'bypassPermissions',
+});
 
 type Loop = 'ours' | 'bare' | 'bare+provider';
 type HistoryFetch = () => Promise<temporal.api.history.v1.IHistory>;
@@ -155,19 +181,9 @@ export async function throughput(opts: {
   const client = stack.client;
   const bareClient = new Client({ connection: stack.clientConnection });
   const bundlePath = await writeBundle(dir);
-  const ws = path.join(dir, 'ws');
-  mkdirSync(ws);
-  writeFileSync(path.join(ws, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-  const delay = { delay_ms: opts.latencyMs };
-  model.addScenario({
-    name: 'load',
-    turns: [
-      ...Array.from({ length: opts.turns - 1 }, () => turn.tool('Read', { file_path: path.join(ws, 'notes.txt') }, delay)),
-      turn.text('done', delay),
-    ],
-  });
+  const { ws, readTurn } = addLoadScenario(model, dir, opts);
   // The bare loop with a provider call asks for this one turn on every step: the reply a session's turn gets, as late.
-  model.addScenario({ name: 'bare-call', turns: [turn.tool('Read', { file_path: path.join(ws, 'notes.txt') }, delay)] });
+  model.addScenario({ name: 'bare-call', turns: [readTurn] });
 
   /** Start `sessions` loops, wait for all, and measure; `starts()` gives the model-call start times. */
   async function measure(
@@ -276,9 +292,7 @@ export async function throughput(opts: {
         sessions,
         oursWorker,
         async () => {
-          const handles: SessionHandle[] = await pool(Array.from({ length: sessions }), 50, () =>
-            client.start({ prompt: '[scenario:load] Read the notes.', cwd: ws, permissionMode: 'bypassPermissions' }),
-          );
+          const handles: SessionHandle[] = await pool(Array.from({ length: sessions }), 50, () => client.start(loadSession(ws)));
           return {
             waits: handles.map((h) => async () => (await h.result()).subtype === 'success'),
             histories: handles.map((h) => () => h.workflow.fetchHistory()),

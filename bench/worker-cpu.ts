@@ -12,14 +12,13 @@
  * CPU a turn costs; CPU time swings less than turns/s from run to run (docs/BENCHMARKS.md#12-cpu-per-turn),
  * and says which thread to look at. Reps alternate ours and bare.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
-import { turn } from '../src/testing/scripted-model';
 import type { bareLoop } from './bare/workflows';
 import { cpuMs, load, machine, median, pool, sleep, spawnBenchWorker, startBenchStack, table, writeBundle, type BenchWorker } from './lib';
-import { tuningFor } from './throughput';
+import { addLoadScenario, loadSession, tuningFor } from './throughput';
 
 type Loop = 'ours' | 'bare';
 
@@ -89,17 +88,7 @@ export async function workerCpu(opts: { sessions: number; turns: number; latency
   const { stack, server, model, dir } = await startBenchStack({ model: { onRequest: (r) => arrivals.push(r.at) } });
   const serverPid = server!.process.pid!;
   const bareClient = new Client({ connection: stack.clientConnection });
-  const ws = path.join(dir, 'ws');
-  mkdirSync(ws);
-  writeFileSync(path.join(ws, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-  const delay = { delay_ms: opts.latencyMs };
-  model.addScenario({
-    name: 'load',
-    turns: [
-      ...Array.from({ length: opts.turns - 1 }, () => turn.tool('Read', { file_path: path.join(ws, 'notes.txt') }, delay)),
-      turn.text('done', delay),
-    ],
-  });
+  const { ws } = addLoadScenario(model, dir, opts);
   const bundlePath = await writeBundle(dir);
   const runs: Run[] = [];
 
@@ -140,9 +129,7 @@ export async function workerCpu(opts: { sessions: number; turns: number; latency
       const tuning = tuningFor(opts.sessions);
       runs.push(
         await measure('ours', rep, spawnBenchWorker({ address: stack.address, modelUrl: model.url, bundlePath, tuning }), async () => {
-          const handles = await pool(Array.from({ length: opts.sessions }), 50, () =>
-            stack.client.start({ prompt: '[scenario:load] Read the notes.', cwd: ws, permissionMode: 'bypassPermissions' }),
-          );
+          const handles = await pool(Array.from({ length: opts.sessions }), 50, () => stack.client.start(loadSession(ws)));
           return handles.map((h) => () => h.result());
         }),
       );
