@@ -13,11 +13,17 @@
  * `--server-metrics`, one URL per node of a cluster, summed) and printed by operation, ours beside bare.
  *
  * A turn is one model call (1 s) and, for all but the last, one Read (bare: one no-op step). The
- * rate is counted from the model calls that start between the moment every session has started
- * and the moment the first one finishes (steady state: all sessions live); the end-to-end rate
- * (all turns ÷ first start to last finish) is printed beside it, and the in-loop rate: from the
- * moment every session has made its first model call (a started workflow is not yet in its loop:
- * ours first runs its set-up) to the first finish. Both workers run with their
+ * target is judged on the end-to-end rate: all turns ÷ first start to last finish, the time the
+ * whole batch took, set-up included. Two windowed rates are printed beside it:
+ * - steady: the model calls that start between the moment every session has been started and the
+ *   moment the first one finishes;
+ * - in-loop: from the moment every session has made its first model call to the first finish.
+ * A started session is not yet in its loop: ours first fetches its tools and settings from the
+ * tools worker (one more activity and workflow task than bare's start), and at 500 sessions most
+ * of them are still doing so when the steady window opens. That set-up is work the window charges
+ * to ours but counts no turns for, so the steady ratio understates ours' loop; the column `in
+ * set-up at window start` says how many sessions of each loop were in that state
+ * (docs/BENCHMARKS.md#2-throughput). Both workers run with their
  * concurrency raised to fit (SDK defaults: 100 activity slots, 40 workflow-task slots) — see
  * tuningFor. Targets: ours ≥ 0.9 × bare at 500 and 1,000 sessions. Also counted, from a sample of
  * histories: workflow tasks that waited out the sticky timeout on a saturated worker (each is then
@@ -119,6 +125,8 @@ interface Run {
   /** The rate from the moment every session had made its first model call to the first finish (NaN when there is no such window). */
   inLoopTurnsPerS: number;
   inLoopWindowS: number;
+  /** Sessions that had not yet made their first model call when the steady window opened (still in set-up). */
+  inSetUpAtWindowStart: number;
   endToEndTurnsPerS: number;
   windowS: number;
   idleRss: number;
@@ -253,6 +261,7 @@ export async function throughput(opts: {
       steadyTurnsPerS: windowMs > 0 ? inWindow / (windowMs / 1000) : NaN,
       inLoopTurnsPerS: inLoopMs > 0 ? inLoop / (inLoopMs / 1000) : NaN,
       inLoopWindowS: inLoopMs / 1000,
+      inSetUpAtWindowStart: sessions - firsts.filter((t) => t <= tAllStarted).length,
       endToEndTurnsPerS: all.length / ((tEnd - tStart) / 1000),
       windowS: windowMs / 1000,
       idleRss,
@@ -357,11 +366,12 @@ export async function throughput(opts: {
         'sessions',
         'loop',
         'ideal turns/s',
-        'steady turns/s',
+        'end-to-end turns/s',
         '% of ideal',
         'ours/bare',
-        'end-to-end turns/s',
-        'steady window',
+        'steady turns/s (window)',
+        'steady ours/bare',
+        'in set-up at window start',
         'in-loop turns/s (window)',
         'worker RSS idle→peak',
         'RSS/live session',
@@ -377,15 +387,12 @@ export async function throughput(opts: {
           (opts.reps ?? 1) > 1 ? `${l.sessions} #${l.rep}` : l.sessions,
           r.loop,
           l.idealTurnsPerS.toFixed(0),
-          r.steadyTurnsPerS.toFixed(1),
-          pct(r.steadyTurnsPerS / l.idealTurnsPerS),
-          r.loop === 'ours'
-            ? `${(l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS).toFixed(2)}×`
-            : r.loop === 'bare+provider'
-              ? `(ours/this ${(l.ours.steadyTurnsPerS / r.steadyTurnsPerS).toFixed(2)}×)`
-              : '',
           r.endToEndTurnsPerS.toFixed(1),
-          `${r.windowS.toFixed(1)} s`,
+          pct(r.endToEndTurnsPerS / l.idealTurnsPerS),
+          ratioCell(l, r, (x) => x.endToEndTurnsPerS),
+          `${r.steadyTurnsPerS.toFixed(1)} (${r.windowS.toFixed(1)} s)`,
+          ratioCell(l, r, (x) => x.steadyTurnsPerS),
+          r.inSetUpAtWindowStart,
           Number.isFinite(r.inLoopTurnsPerS) ? `${r.inLoopTurnsPerS.toFixed(1)} (${r.inLoopWindowS.toFixed(1)} s)` : 'n/a',
           `${mib(r.idleRss)} → ${mib(r.peakRss)}`,
           `${((r.peakRss - r.idleRss) / r.sessions / 1024).toFixed(0)} KiB`,
@@ -402,13 +409,16 @@ export async function throughput(opts: {
   // Every rep's: what the server does per turn can drift as its database fills (docs/BENCHMARKS.md#2-throughput).
   if (metricsUrls) for (const l of levels) console.log(serverWorkTable(l, opts.reps ?? 1));
   const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
-  for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS)) {
+  for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.endToEndTurnsPerS / l.bare.endToEndTurnsPerS)) {
     if (n !== 500 && n !== 1000) continue;
     const r = median(ratios);
     const spread = ratios.length > 1 ? `median of ${list(ratios)}` : 'one run';
-    console.log(`target ours ≥ 0.90× bare at ${n} sessions: ${r >= 0.9 ? 'met' : 'NOT met'} (${r.toFixed(2)}×, ${spread})`);
+    console.log(`target ours ≥ 0.90× bare at ${n} sessions, end to end: ${r >= 0.9 ? 'met' : 'NOT met'} (${r.toFixed(2)}×, ${spread})`);
   }
-  // Not the target either: the same ratio over the window in which every session was in its loop.
+  // Not the target: the windowed ratios, which charge ours' set-up to its loop (see the header).
+  for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS)) {
+    console.log(`ours/bare in the steady window at ${n} sessions: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
+  }
   for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.inLoopTurnsPerS / l.bare.inLoopTurnsPerS)) {
     if (ratios.every(Number.isFinite))
       console.log(`ours/bare with every session in its loop at ${n} sessions: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
@@ -416,11 +426,14 @@ export async function throughput(opts: {
   // Not the target: what is left of the gap once the provider's HTTP exchange, which runs on these
   // same cores (client in the worker, the scripted provider in this process), is on both sides.
   for (const [n, ratios] of ratiosBySessions(levels, (l) =>
-    l.bareProvider ? l.ours.steadyTurnsPerS / l.bareProvider.steadyTurnsPerS : undefined,
+    l.bareProvider ? l.ours.endToEndTurnsPerS / l.bareProvider.endToEndTurnsPerS : undefined,
   )) {
-    console.log(`ours / (bare + the same provider call) at ${n} sessions: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
+    console.log(`ours / (bare + the same provider call) at ${n} sessions, end to end: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
   }
   console.log('CPU: share of one core over the steady window (200% = both cores); server n/a when it is not ours.');
+  console.log(
+    "in set-up at window start: sessions started but not yet at their first model call when the steady window opened; the window charges their set-up to the loop's rate.",
+  );
   console.log(
     `sticky timeouts: workflow tasks per session (first ${HISTORY_SAMPLE} sessions) that waited out the worker's sticky timeout and were replayed from the shared queue.`,
   );
@@ -428,6 +441,13 @@ export async function throughput(opts: {
     'prompts by query: model calls that found no prompt offered in their process and read it by query (ARCHITECTURE.md#prompt-offer).',
   );
   return levels;
+}
+
+/** Ours against bare (on ours' row) or against the bare loop with the provider call (on that row), by `rate`. */
+function ratioCell(l: Level, r: Run, rate: (x: Run) => number): string {
+  if (r.loop === 'ours') return `${(rate(l.ours) / rate(l.bare)).toFixed(2)}×`;
+  if (r.loop === 'bare+provider') return `(ours/this ${(rate(l.ours) / rate(r)).toFixed(2)}×)`;
+  return '';
 }
 
 /** `ratioOf` of every level (its reps), grouped by session count in the order run; levels it gives no ratio for are left out. */
