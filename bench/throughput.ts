@@ -394,9 +394,9 @@ export async function throughput(opts: {
           l.idealTurnsPerS.toFixed(0),
           r.endToEndTurnsPerS.toFixed(1),
           pct(r.endToEndTurnsPerS / l.idealTurnsPerS),
-          ratioCell(l, r, (x) => x.endToEndTurnsPerS),
+          ratioCell(l, r, endToEnd),
           `${r.steadyTurnsPerS.toFixed(1)} (${r.windowS.toFixed(1)} s)`,
-          ratioCell(l, r, (x) => x.steadyTurnsPerS),
+          ratioCell(l, r, steady),
           `${r.inSetUp.atStart} → ${r.inSetUp.atEnd}`,
           Number.isFinite(r.inLoopTurnsPerS) ? `${r.inLoopTurnsPerS.toFixed(1)} (${r.inLoopWindowS.toFixed(1)} s)` : 'n/a',
           `${mib(r.idleRss)} → ${mib(r.peakRss)}`,
@@ -414,25 +414,26 @@ export async function throughput(opts: {
   // Every rep's: what the server does per turn can drift as its database fills (docs/BENCHMARKS.md#2-throughput).
   if (metricsUrls) for (const l of levels) console.log(serverWorkTable(l, opts.reps ?? 1));
   const list = (xs: number[]) => xs.map((x) => x.toFixed(2)).join(', ');
-  for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.endToEndTurnsPerS / l.bare.endToEndTurnsPerS)) {
+  for (const [n, ratios] of ratiosBySessions(levels, oursOverBare(endToEnd))) {
     if (n !== 500 && n !== 1000) continue;
     const r = median(ratios);
     const spread = ratios.length > 1 ? `median of ${list(ratios)}` : 'one run';
     console.log(`target ours ≥ 0.90× bare at ${n} sessions, end to end: ${r >= 0.9 ? 'met' : 'NOT met'} (${r.toFixed(2)}×, ${spread})`);
   }
-  // Not the target: the windowed ratios, which charge ours' set-up to its loop (see the header).
-  for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.steadyTurnsPerS / l.bare.steadyTurnsPerS)) {
+  // Not the target: the windowed ratios, whose windows mix each loop's set-up into its loop (see the header).
+  for (const [n, ratios] of ratiosBySessions(levels, oursOverBare(steady))) {
     console.log(`ours/bare in the steady window at ${n} sessions: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
   }
-  for (const [n, ratios] of ratiosBySessions(levels, (l) => l.ours.inLoopTurnsPerS / l.bare.inLoopTurnsPerS)) {
+  for (const [n, ratios] of ratiosBySessions(
+    levels,
+    oursOverBare((r) => r.inLoopTurnsPerS),
+  )) {
     if (ratios.every(Number.isFinite))
       console.log(`ours/bare with every session in its loop at ${n} sessions: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
   }
   // Not the target: what is left of the gap once the provider's HTTP exchange, which runs on these
   // same cores (client in the worker, the scripted provider in this process), is on both sides.
-  for (const [n, ratios] of ratiosBySessions(levels, (l) =>
-    l.bareProvider ? l.ours.endToEndTurnsPerS / l.bareProvider.endToEndTurnsPerS : undefined,
-  )) {
+  for (const [n, ratios] of ratiosBySessions(levels, (l) => (l.bareProvider ? endToEnd(l.ours) / endToEnd(l.bareProvider) : undefined))) {
     console.log(`ours / (bare + the same provider call) at ${n} sessions, end to end: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
   }
   console.log('CPU: share of one core over the steady window (200% = both cores); server n/a when it is not ours.');
@@ -448,9 +449,14 @@ export async function throughput(opts: {
   return levels;
 }
 
+const endToEnd = (r: Run) => r.endToEndTurnsPerS;
+const steady = (r: Run) => r.steadyTurnsPerS;
+/** A level's ours/bare by `rate`. */
+const oursOverBare = (rate: (r: Run) => number) => (l: Level) => rate(l.ours) / rate(l.bare);
+
 /** Ours against bare (on ours' row) or against the bare loop with the provider call (on that row), by `rate`. */
 function ratioCell(l: Level, r: Run, rate: (x: Run) => number): string {
-  if (r.loop === 'ours') return `${(rate(l.ours) / rate(l.bare)).toFixed(2)}×`;
+  if (r.loop === 'ours') return `${oursOverBare(rate)(l).toFixed(2)}×`;
   if (r.loop === 'bare+provider') return `(ours/this ${(rate(l.ours) / rate(r)).toFixed(2)}×)`;
   return '';
 }
