@@ -42,7 +42,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client } from '@temporalio/client';
+import { Client, type WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { SessionHandle } from '../src/client/client';
@@ -109,7 +109,6 @@ export const loadSession = (ws: string): SessionOptions => ({
 });
 
 type Loop = 'ours' | 'bare' | 'bare+provider';
-type HistoryFetch = () => Promise<temporal.api.history.v1.IHistory>;
 /** Model-call start times (epoch ms): every call, and each loop's first. */
 interface ModelCallStarts {
   starts: number[];
@@ -156,6 +155,77 @@ interface Level {
   bareProvider?: Run;
 }
 
+/** No session finished for this long after the first did: the run is reported as stalled. */
+const STALL_MS = 180_000;
+
+/**
+ * Progress on a long run (a line a minute), and what its unfinished sessions wait on when it
+ * stalls — or on SIGUSR2 — so a stuck run can be read before anything is stopped: each one's
+ * status on the server (closed there while our wait still waits means the wait is stuck, not
+ * the session), pending activities and last events.
+ */
+function watchRun(
+  loop: Loop,
+  sessions: number,
+  tStart: number,
+  workflows: WorkflowHandle[],
+  finished: ReadonlySet<number>,
+): { finished(): void; stop(): void } {
+  let lastFinish = 0;
+  let reported = false;
+  const report = async (why: string) => {
+    const open = workflows.map((wf, i) => ({ wf, i })).filter(({ i }) => !finished.has(i));
+    console.error(`[throughput] ${loop} ${sessions}: ${why}; ${open.length} sessions unfinished — describing up to 20`);
+    const described = await pool(open.slice(0, 20), 5, async ({ wf }) => {
+      try {
+        return { wf, d: await wf.describe() };
+      } catch (err) {
+        return { wf, err: (err as Error).message };
+      }
+    });
+    const byStatus = new Map<string, number>();
+    for (const x of described)
+      byStatus.set(x.d?.status.name ?? 'describe failed', (byStatus.get(x.d?.status.name ?? 'describe failed') ?? 0) + 1);
+    console.error(`[throughput]   status on the server: ${[...byStatus].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    for (const { wf, d, err } of described.filter((x) => x.d?.status.name === 'RUNNING' || x.err).slice(0, 3)) {
+      if (err) {
+        console.error(`[throughput]   ${wf.workflowId}: describe failed: ${err}`);
+        continue;
+      }
+      const pending = (d!.raw.pendingActivities ?? []).map(
+        (a) =>
+          `${a.activityType?.name} attempt ${a.attempt} ${temporal.api.enums.v1.PendingActivityState[a.state ?? 0]?.replace('PENDING_ACTIVITY_STATE_', '').toLowerCase()}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`,
+      );
+      const events = (await wf.fetchHistory()).events ?? [];
+      const last = events.slice(-8).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0]?.replace('EVENT_TYPE_', ''));
+      console.error(
+        `[throughput]   ${wf.workflowId}: ${events.length} events; pending: ${pending.join('; ') || 'none'}; last: ${last.join(' → ')}`,
+      );
+    }
+  };
+  const safeReport = (why: string) =>
+    void report(why).catch((err) => console.error(`[throughput] report failed: ${(err as Error).message}`));
+  const onSignal = () => safeReport('SIGUSR2');
+  process.on('SIGUSR2', onSignal);
+  const timer = setInterval(() => {
+    const s = ((Date.now() - tStart) / 1000).toFixed(0);
+    console.error(`[throughput] ${loop} ${sessions}: ${finished.size}/${sessions} finished at ${s} s`);
+    if (!reported && lastFinish && Date.now() - lastFinish > STALL_MS) {
+      reported = true;
+      safeReport(`no session finished for ${STALL_MS / 1000} s`);
+    }
+  }, 60_000);
+  return {
+    finished: () => {
+      lastFinish = Date.now();
+    },
+    stop: () => {
+      clearInterval(timer);
+      process.off('SIGUSR2', onSignal);
+    },
+  };
+}
+
 export async function throughput(opts: {
   sessions: number[];
   turns: number;
@@ -200,7 +270,7 @@ export async function throughput(opts: {
     loop: Loop,
     sessions: number,
     worker: BenchWorker,
-    startAll: () => Promise<{ waits: (() => Promise<boolean>)[]; histories: HistoryFetch[] }>,
+    startAll: () => Promise<{ waits: (() => Promise<boolean>)[]; workflows: WorkflowHandle[] }>,
     starts: () => ModelCallStarts,
   ): Promise<Run> {
     await worker.ready;
@@ -221,19 +291,27 @@ export async function throughput(opts: {
     });
     const work0 = metricsUrls ? await scrapeAll(metricsUrls) : undefined;
     const tStart = Date.now();
-    const { waits, histories } = await startAll();
+    const { waits, workflows } = await startAll();
     const tAllStarted = Date.now();
     const cpu0 = cpuNow();
     let tFirstDone = Infinity;
     let cpuAtFirstDone: typeof cpu0 | undefined;
     let failed = 0;
-    await pool(waits, 200, async (wait) => {
-      if (!(await wait())) failed++;
-      if (!cpuAtFirstDone) {
-        tFirstDone = Date.now();
-        cpuAtFirstDone = cpuNow();
-      }
-    });
+    const finished = new Set<number>();
+    const watch = watchRun(loop, sessions, tStart, workflows, finished);
+    try {
+      await pool(waits, 200, async (wait, i) => {
+        if (!(await wait())) failed++;
+        finished.add(i);
+        watch.finished();
+        if (!cpuAtFirstDone) {
+          tFirstDone = Date.now();
+          cpuAtFirstDone = cpuNow();
+        }
+      });
+    } finally {
+      watch.stop();
+    }
     const tEnd = Date.now();
     const serverWork = work0 ? diff(await scrapeAll(metricsUrls!), work0) : undefined;
     clearInterval(sampler);
@@ -249,12 +327,13 @@ export async function throughput(opts: {
     const inLoop = all.filter((t) => t >= tAllInLoop && t <= tFirstDone).length;
     const c1 = cpuAtFirstDone!;
     const share = (a: number, b: number) => (windowMs > 0 ? (b - a) / windowMs : NaN);
-    const sample = histories.slice(0, HISTORY_SAMPLE);
+    const sample = workflows.slice(0, HISTORY_SAMPLE);
     const timeouts = await pool(
       sample,
       20,
-      async (fetch) =>
-        ((await fetch()).events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes?.timeoutType === SCHEDULE_TO_START).length,
+      async (wf) =>
+        ((await wf.fetchHistory()).events ?? []).filter((e) => e.workflowTaskTimedOutEventAttributes?.timeoutType === SCHEDULE_TO_START)
+          .length,
     );
     const run: Run = {
       loop,
@@ -309,7 +388,7 @@ export async function throughput(opts: {
           const handles: SessionHandle[] = await pool(Array.from({ length: sessions }), 50, () => client.start(loadSession(ws)));
           return {
             waits: handles.map((h) => async () => (await h.result()).subtype === 'success'),
-            histories: handles.map((h) => () => h.workflow.fetchHistory()),
+            workflows: handles.map((h) => h.workflow),
           };
         },
         () => ({ starts: [...arrivals], firsts: [...firstArrivals] }),
@@ -339,7 +418,7 @@ export async function throughput(opts: {
             );
             return {
               waits: handles.map((h) => async () => (await h.result()) === opts.turns),
-              histories: handles.map((h) => () => h.fetchHistory()),
+              workflows: handles,
             };
           },
           () => JSON.parse(readFileSync(startsFile, 'utf8')) as ModelCallStarts,
