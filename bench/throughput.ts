@@ -138,8 +138,10 @@ interface Run {
   promptsByQuery?: number;
   /** Workflow tasks that waited out the sticky timeout (then went to the shared queue, replayed), per session, from a sample of histories. */
   stickyTimeoutsPerSession: number;
-  /** Model calls made (turns), first start to last finish. */
+  /** Turns done (model calls, each retried one counted once), first start to last finish. */
   turns: number;
+  /** Model calls made beyond one a turn: retries, e.g. of a call whose completion came after its heartbeat timeout. */
+  retriedCalls: number;
   /** The server's requests and storage operations over the run (server-metrics.ts), when its metrics are readable. */
   serverWork?: Counters;
 }
@@ -326,6 +328,11 @@ export async function throughput(opts: {
     const inLoopMs = tFirstDone - tAllInLoop;
     const inLoop = all.filter((t) => t >= tAllInLoop && t <= tFirstDone).length;
     const c1 = cpuAtFirstDone!;
+    // A model call retried (its completion reached the server after its heartbeat timeout) is one
+    // turn that called the model twice: the end-to-end rate counts turns, and the calls made beyond
+    // one a turn are shown on their own. The windows and the set-up counts see calls, so a retried
+    // first call can make `in set-up` read low (clamped at 0).
+    const turnsDone = Math.min(all.length, sessions * opts.turns);
     const share = (a: number, b: number) => (windowMs > 0 ? (b - a) / windowMs : NaN);
     const sample = workflows.slice(0, HISTORY_SAMPLE);
     const timeouts = await pool(
@@ -343,10 +350,10 @@ export async function throughput(opts: {
       inLoopTurnsPerS: inLoopMs > 0 ? inLoop / (inLoopMs / 1000) : NaN,
       inLoopWindowS: inLoopMs / 1000,
       inSetUp: {
-        atStart: sessions - firsts.filter((t) => t <= tAllStarted).length,
-        atEnd: sessions - firsts.filter((t) => t <= tFirstDone).length,
+        atStart: Math.max(0, sessions - firsts.filter((t) => t <= tAllStarted).length),
+        atEnd: Math.max(0, sessions - firsts.filter((t) => t <= tFirstDone).length),
       },
-      endToEndTurnsPerS: all.length / ((tEnd - tStart) / 1000),
+      endToEndTurnsPerS: turnsDone / ((tEnd - tStart) / 1000),
       windowS: windowMs / 1000,
       idleRss,
       peakRss,
@@ -356,7 +363,8 @@ export async function throughput(opts: {
         bench: share((cpu0.bench.user + cpu0.bench.system) / 1000, (c1.bench.user + c1.bench.system) / 1000),
       },
       failed,
-      turns: all.length,
+      turns: turnsDone,
+      retriedCalls: all.length - turnsDone,
       ...(serverWork ? { serverWork } : {}),
       ...(offers ? { promptsByQuery: all.length - ((JSON.parse(offers[1]!) as { taken?: number }).taken ?? 0) } : {}),
     };
@@ -465,6 +473,7 @@ export async function throughput(opts: {
         'server requests/turn',
         'storage ops/turn',
         'failed',
+        'retried calls',
       ],
       ...levels.flatMap((l) =>
         [l.ours, l.bare, ...(l.bareProvider ? [l.bareProvider] : [])].map((r) => [
@@ -486,6 +495,7 @@ export async function throughput(opts: {
           perTurn(r, 'service_requests'),
           perTurn(r, 'persistence_requests'),
           r.failed,
+          r.retriedCalls,
         ]),
       ),
     ]),
