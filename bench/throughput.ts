@@ -38,6 +38,10 @@
  * `--reps N` runs each level N times, ours then bare each time, and judges the target by the
  * median of the N ratios: on a shared 2-core machine one pair can swing by a quarter either way
  * (docs/BENCHMARKS.md#2-throughput), so one run is not a verdict.
+ *
+ * A run prints a progress line a minute on stderr. When no session has finished for 3 minutes
+ * after the first did — or on SIGUSR2 — it describes the unfinished sessions (their status on the
+ * server, pending activities, last events), so a stalled run can be read before it is stopped.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
