@@ -35,8 +35,9 @@
  * streamed call to the scripted provider as ours (as bench/per-turn-overhead.ts's row), so the
  * provider's HTTP exchange, which shares these cores, is on both sides of `ours/this`.
  *
- * `--reps N` runs each level N times, ours then bare each time, and judges the target by the
- * median of the N ratios: on a shared 2-core machine one pair can swing by a quarter either way
+ * `--reps N` runs each level N times, ours first on odd reps and bare first on even ones (what
+ * warms up on the server is not charged to one loop), and judges the target by the median of the
+ * N ratios: on a shared 2-core machine one pair can swing by a quarter either way
  * (docs/BENCHMARKS.md#2-throughput), so one run is not a verdict.
  *
  * A run prints a progress line a minute on stderr. When no session has finished for 3 minutes
@@ -382,30 +383,6 @@ export async function throughput(opts: {
   try {
     for (const sessions of opts.sessions.flatMap((n) => Array.from({ length: opts.reps ?? 1 }, () => n))) {
       const rep = levels.filter((l) => l.sessions === sessions).length + 1;
-      // Ours: the session workflow, the scripted model (1 s per call), Read as the tool.
-      const oursWorker = spawnBenchWorker({
-        address: stack.address,
-        modelUrl: model.url,
-        bundlePath,
-        tuning: tuningFor(sessions, opts.stickyTimeout),
-      });
-      arrivals.length = 0;
-      firstArrivals.length = 0;
-      model.reset();
-      const ours = await measure(
-        'ours',
-        sessions,
-        oursWorker,
-        async () => {
-          const handles: SessionHandle[] = await pool(Array.from({ length: sessions }), 50, () => client.start(loadSession(ws)));
-          return {
-            waits: handles.map((h) => async () => (await h.result()).subtype === 'success'),
-            workflows: handles.map((h) => h.workflow),
-          };
-        },
-        () => ({ starts: [...arrivals], firsts: [...firstArrivals] }),
-      );
-
       // Bare: the same concurrency, a 1 s model step and a no-op tool step per turn; with `provider`,
       // then again with the model step making ours' provider call (its 1 s is the provider's delay).
       const runBare = async (loop: Loop, provider?: BareProviderCall): Promise<Run> => {
@@ -436,7 +413,36 @@ export async function throughput(opts: {
           () => JSON.parse(readFileSync(startsFile, 'utf8')) as ModelCallStarts,
         );
       };
-      const bare = await runBare('bare');
+      // Ours: the session workflow, the scripted model (1 s per call), Read as the tool.
+      const runOurs = async (): Promise<Run> => {
+        const oursWorker = spawnBenchWorker({
+          address: stack.address,
+          modelUrl: model.url,
+          bundlePath,
+          tuning: tuningFor(sessions, opts.stickyTimeout),
+        });
+        arrivals.length = 0;
+        firstArrivals.length = 0;
+        model.reset();
+        return measure(
+          'ours',
+          sessions,
+          oursWorker,
+          async () => {
+            const handles: SessionHandle[] = await pool(Array.from({ length: sessions }), 50, () => client.start(loadSession(ws)));
+            return {
+              waits: handles.map((h) => async () => (await h.result()).subtype === 'success'),
+              workflows: handles.map((h) => h.workflow),
+            };
+          },
+          () => ({ starts: [...arrivals], firsts: [...firstArrivals] }),
+        );
+      };
+      // Odd reps run ours first, even reps bare first: whatever warms up on the server (caches, a new
+      // database's first pages) is not charged to the same loop every time (docs/BENCHMARKS.md#2-throughput, stop 37).
+      const bareFirst = rep % 2 === 0 ? await runBare('bare') : undefined;
+      const ours = await runOurs();
+      const bare = bareFirst ?? (await runBare('bare'));
       const bareProvider = opts.provider ? await runBare('bare+provider', { baseURL: model.url, scenario: 'bare-call' }) : undefined;
       levels.push({
         sessions,
