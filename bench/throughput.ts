@@ -171,13 +171,8 @@ const STALL_MS = 180_000;
  * status on the server (closed there while our wait still waits means the wait is stuck, not
  * the session), pending activities and last events.
  */
-function watchRun(
-  loop: Loop,
-  sessions: number,
-  tStart: number,
-  workflows: WorkflowHandle[],
-  finished: ReadonlySet<number>,
-): { finished(): void; stop(): void } {
+function watchRun(loop: Loop, sessions: number, tStart: number, workflows: WorkflowHandle[]): { finished(i: number): void; stop(): void } {
+  const finished = new Set<number>();
   let lastFinish = 0;
   let reported = false;
   const report = async (why: string) => {
@@ -191,8 +186,7 @@ function watchRun(
       }
     });
     const byStatus = new Map<string, number>();
-    for (const x of described)
-      byStatus.set(x.d?.status.name ?? 'describe failed', (byStatus.get(x.d?.status.name ?? 'describe failed') ?? 0) + 1);
+    for (const status of described.map((x) => x.d?.status.name ?? 'describe failed')) byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     console.error(`[throughput]   status on the server: ${[...byStatus].map(([k, n]) => `${k} ${n}`).join(', ')}`);
     for (const { wf, d, err } of described.filter((x) => x.d?.status.name === 'RUNNING' || x.err).slice(0, 3)) {
       if (err) {
@@ -223,7 +217,8 @@ function watchRun(
     }
   }, 60_000);
   return {
-    finished: () => {
+    finished: (i) => {
+      finished.add(i);
       lastFinish = Date.now();
     },
     stop: () => {
@@ -304,13 +299,11 @@ export async function throughput(opts: {
     let tFirstDone = Infinity;
     let cpuAtFirstDone: typeof cpu0 | undefined;
     let failed = 0;
-    const finished = new Set<number>();
-    const watch = watchRun(loop, sessions, tStart, workflows, finished);
+    const watch = watchRun(loop, sessions, tStart, workflows);
     try {
       await pool(waits, 200, async (wait, i) => {
         if (!(await wait())) failed++;
-        finished.add(i);
-        watch.finished();
+        watch.finished(i);
         if (!cpuAtFirstDone) {
           tFirstDone = Date.now();
           cpuAtFirstDone = cpuNow();
@@ -523,10 +516,7 @@ export async function throughput(opts: {
   for (const [n, ratios] of ratiosBySessions(levels, oursOverBare(steady))) {
     console.log(`ours/bare in the steady window at ${n} sessions: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
   }
-  for (const [n, ratios] of ratiosBySessions(
-    levels,
-    oursOverBare((r) => r.inLoopTurnsPerS),
-  )) {
+  for (const [n, ratios] of ratiosBySessions(levels, oursOverBare(inLoopRate))) {
     if (ratios.every(Number.isFinite))
       console.log(`ours/bare with every session in its loop at ${n} sessions: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
   }
@@ -550,6 +540,7 @@ export async function throughput(opts: {
 
 const endToEnd = (r: Run) => r.endToEndTurnsPerS;
 const steady = (r: Run) => r.steadyTurnsPerS;
+const inLoopRate = (r: Run) => r.inLoopTurnsPerS;
 /** A level's ours/bare by `rate`. */
 const oursOverBare = (rate: (r: Run) => number) => (l: Level) => rate(l.ours) / rate(l.bare);
 
