@@ -137,6 +137,13 @@ export function cpuMs(pid: number): number {
   return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
 }
 
+/** A process's write calls (to files and sockets) and the bytes it sent to storage so far (`/proc/PID/io`: syscw, write_bytes). */
+export function writesOf(pid: number): { calls: number; bytes: number } {
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? NaN);
+  return { calls: field('syscw'), bytes: field('write_bytes') };
+}
+
 export function machine(): string {
   const cpu = cpus();
   return `${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;

@@ -16,6 +16,12 @@ const COUNTED = new Set([
   'visibility_persistence_requests',
   // Background tasks the history service ran (transfer, timer and visibility queues), by type.
   'task_requests',
+  // The history service's caches (workflow state, events): a miss is a read from storage.
+  'cache_requests',
+  'cache_miss',
+  // Tasks matching handed to a waiting poller (sync) rather than writing them to storage first.
+  'poll_success',
+  'poll_success_sync',
 ]);
 /** Time spent in storage, summed over calls (seconds in the exposition, kept as ms). */
 const TIMED: Record<string, string> = {

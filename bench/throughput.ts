@@ -70,6 +70,7 @@ import {
   startBenchStack,
   table,
   writeBundle,
+  writesOf,
   type BenchWorker,
 } from './lib';
 
@@ -138,6 +139,8 @@ interface Run {
   idleRss: number;
   peakRss: number;
   cpu: { worker: number; server: number; bench: number };
+  /** The dev server's write calls and bytes to disk per turn over the run (NaN for a server that is not ours). */
+  serverWrites: { calls: number; bytes: number };
   failed: number;
   /** Model calls that read their prompt by query instead of taking the offer (ours only; ARCHITECTURE.md#prompt-offer). */
   promptsByQuery?: number;
@@ -292,6 +295,7 @@ export async function throughput(opts: {
       bench: process.cpuUsage(),
     });
     const work0 = metricsUrls ? await scrapeAll(metricsUrls) : undefined;
+    const writes0 = serverPid ? writesOf(serverPid) : undefined;
     const tStart = Date.now();
     const { waits, workflows } = await startAll();
     const tAllStarted = Date.now();
@@ -313,6 +317,7 @@ export async function throughput(opts: {
       watch.stop();
     }
     const tEnd = Date.now();
+    const writes1 = serverPid ? writesOf(serverPid) : undefined;
     const serverWork = work0 ? diff(await scrapeAll(metricsUrls!), work0) : undefined;
     clearInterval(sampler);
     await worker.stop();
@@ -359,6 +364,10 @@ export async function throughput(opts: {
         worker: share(cpu0.worker, c1.worker),
         server: share(cpu0.server, c1.server),
         bench: share((cpu0.bench.user + cpu0.bench.system) / 1000, (c1.bench.user + c1.bench.system) / 1000),
+      },
+      serverWrites: {
+        calls: writes0 && writes1 ? (writes1.calls - writes0.calls) / turnsDone : NaN,
+        bytes: writes0 && writes1 ? (writes1.bytes - writes0.bytes) / turnsDone : NaN,
       },
       failed,
       turns: turnsDone,
@@ -475,6 +484,7 @@ export async function throughput(opts: {
         'prompts by query',
         'server requests/turn',
         'storage ops/turn',
+        'server writes/turn (calls, KiB to disk)',
         'failed',
         'retried calls',
       ],
@@ -497,6 +507,7 @@ export async function throughput(opts: {
           r.promptsByQuery ?? '',
           perTurn(r, 'service_requests'),
           perTurn(r, 'persistence_requests'),
+          Number.isFinite(r.serverWrites.calls) ? `${r.serverWrites.calls.toFixed(1)}, ${(r.serverWrites.bytes / 1024).toFixed(1)}` : 'n/a',
           r.failed,
           r.retriedCalls,
         ]),
@@ -574,8 +585,15 @@ function serverWorkTable(l: Level, reps: number): string {
     .filter((r) => Math.max(r.o, r.b) >= 0.05)
     .sort((x, y) => Math.abs(y.o - y.b) - Math.abs(x.o - x.b) || y.o - x.o)
     .slice(0, 30);
+  // The dev server runs every storage operation on one SQLite connection: their summed time per
+  // turn is roughly the serial part of a turn (an operation's time includes its wait for it).
+  const storageMs = (r: Run) => {
+    const work = r.serverWork ?? new Map<string, number>();
+    return (total(work, 'persistence_ms') + total(work, 'visibility_persistence_ms')) / r.turns;
+  };
   return [
     `\nserver work per turn at ${l.sessions} sessions${reps > 1 ? ` (rep ${l.rep})` : ''}, by operation (service_requests: calls a service answered; persistence_requests: storage operations):`,
+    `storage time per turn (all operations): ours ${storageMs(l.ours).toFixed(1)} ms, bare ${storageMs(l.bare).toFixed(1)} ms`,
     table([
       ['metric', 'service', 'operation', 'ours/turn', 'bare/turn'],
       ...rows.map((r) => [...r.k.split('|'), r.o.toFixed(2), r.b.toFixed(2)]),
