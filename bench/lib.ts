@@ -217,10 +217,15 @@ export function spawnBenchWorker(opts: {
   tuning?: CreateWorkerOptions['tuning'];
   script?: string;
   env?: NodeJS.ProcessEnv;
+  /** Run the worker at this niceness (`nice -n`, every thread of it): above 0 it yields the CPU to a server on the same machine. */
+  nice?: number;
 }): BenchWorker {
   // BENCH_PROF=DIR: each worker process writes a CPU profile per thread there (the workflow threads included).
   const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, '--require', 'tsx/cjs', opts.script ?? path.join(__dirname, 'worker-process.ts')], {
+  const node = [process.execPath, ...profile, '--require', 'tsx/cjs', opts.script ?? path.join(__dirname, 'worker-process.ts')];
+  // `nice` execs node in place, so the pid is the worker's and every thread it starts inherits the niceness.
+  const [command, ...args] = opts.nice ? ['nice', '-n', String(opts.nice), ...node] : node;
+  const child = spawn(command!, args, {
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: opts.address,

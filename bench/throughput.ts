@@ -4,7 +4,7 @@
  * step per turn) at the same concurrency on the same server: achieved turns/s, ours/bare, and the
  * worker's RSS per live session.
  *
- *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port [--server-metrics URL[,URL…]]] [--sticky-timeout 10s] [--reps 1] [--provider]
+ *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port [--server-metrics URL[,URL…]]] [--sticky-timeout 10s] [--reps 1] [--provider] [--worker-nice 10]
  *
  * `--address` runs against a server already running (e.g. `durable-agent server --postgres …`);
  * without it, a dev server of our own (SQLite file in a temp dir, the defaults of
@@ -39,6 +39,13 @@
  * warms up on the server is not charged to one loop), and judges the target by the median of the
  * N ratios: on a shared 2-core machine one pair can swing by a quarter either way
  * (docs/BENCHMARKS.md#2-throughput), so one run is not a verdict.
+ *
+ * `--worker-nice N` (default 10) runs both loops' worker processes at that niceness. Workers and
+ * server share two cores here, and the server is every session's serial part (on the dev server,
+ * one SQLite connection): a worker preempting it mid-write holds up every session. At equal
+ * priority the ratio at 500 sessions swung from 0.72× to 1.06× between runs of the same code, and
+ * with workers at nice 10 both loops ran faster and ours/bare held at 0.95–1.00×
+ * (docs/BENCHMARKS.md#2-throughput, stop 38). `--worker-nice 0` measures at equal priority.
  *
  * A run prints a progress line a minute on stderr. When no session has finished for 3 minutes
  * after the first did — or on SIGUSR2 — it describes the unfinished sessions (their status on the
@@ -239,6 +246,8 @@ export async function throughput(opts: {
   address?: string;
   /** The workers' sticky queue timeout (both loops), e.g. '30s'. */
   stickyTimeout?: Duration;
+  /** Niceness of both loops' worker processes (default 10; 0 = the server's priority). */
+  workerNice?: number;
   /** Runs of each level, ours then bare each time (default 1). */
   reps?: number;
   /** The server's Prometheus endpoints (one per node), for a server given by `address`. */
@@ -247,6 +256,7 @@ export async function throughput(opts: {
   provider?: boolean;
 }): Promise<Level[]> {
   const loadBefore = load();
+  const workerNice = opts.workerNice ?? 10;
   const arrivals: number[] = [];
   /** Arrivals of sessions' first model calls (turn 0). */
   const firstArrivals: number[] = [];
@@ -393,6 +403,7 @@ export async function throughput(opts: {
           address: stack.address,
           script: path.join(__dirname, 'bare', 'worker-process.ts'),
           tuning: tuningFor(sessions, opts.stickyTimeout),
+          nice: workerNice,
           env: { BENCH_BARE_STARTS_FILE: startsFile },
         });
         return measure(
@@ -422,6 +433,7 @@ export async function throughput(opts: {
           modelUrl: model.url,
           bundlePath,
           tuning: tuningFor(sessions, opts.stickyTimeout),
+          nice: workerNice,
         });
         arrivals.length = 0;
         firstArrivals.length = 0;
@@ -462,7 +474,7 @@ export async function throughput(opts: {
   const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : 'n/a');
   console.log(`\n## 2. Throughput (${opts.turns} turns per session, ${opts.latencyMs} ms per model call, one worker process per loop)`);
   console.log(
-    `machine: ${machine()}; ${loadBefore} before, ${load()} after; server: ${opts.address ? `${opts.address} (given)` : `dev server, ${opts.inMemory ? 'in memory' : 'SQLite file'}`}; sticky timeout ${opts.stickyTimeout ?? '10s (default)'}`,
+    `machine: ${machine()}; ${loadBefore} before, ${load()} after; server: ${opts.address ? `${opts.address} (given)` : `dev server, ${opts.inMemory ? 'in memory' : 'SQLite file'}`}; sticky timeout ${opts.stickyTimeout ?? '10s (default)'}; workers at nice ${workerNice}`,
   );
   console.log(
     table([
@@ -610,6 +622,7 @@ if (require.main === module) {
       'in-memory': { type: 'boolean', default: false },
       address: { type: 'string' },
       'sticky-timeout': { type: 'string' },
+      'worker-nice': { type: 'string', default: '10' },
       'server-metrics': { type: 'string' },
       reps: { type: 'string', default: '1' },
       provider: { type: 'boolean', default: false },
@@ -618,6 +631,11 @@ if (require.main === module) {
   const reps = Number(values.reps);
   if (!Number.isInteger(reps) || reps < 1) {
     console.error(`--reps must be a whole number ≥ 1, got '${values.reps}'`);
+    process.exit(2);
+  }
+  const workerNice = Number(values['worker-nice']);
+  if (!Number.isInteger(workerNice) || workerNice < 0 || workerNice > 19) {
+    console.error(`--worker-nice must be a whole number from 0 to 19, got '${values['worker-nice']}'`);
     process.exit(2);
   }
   throughput({
@@ -630,6 +648,7 @@ if (require.main === module) {
     ...(values.address ? { address: values.address } : {}),
     ...(values['server-metrics'] ? { serverMetrics: values['server-metrics'].split(',') } : {}),
     ...(values['sticky-timeout'] ? { stickyTimeout: values['sticky-timeout'] as Duration } : {}),
+    workerNice,
   }).then(
     () => process.exit(0),
     (e: unknown) => {
