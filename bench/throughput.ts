@@ -43,9 +43,10 @@
  * `--worker-nice N` (default 10) runs both loops' worker processes at that niceness. Workers and
  * server share two cores here, and the server is every session's serial part (on the dev server,
  * one SQLite connection): a worker preempting it mid-write holds up every session. At equal
- * priority the ratio at 500 sessions swung from 0.72× to 1.06× between runs of the same code, and
- * with workers at nice 10 both loops ran faster and ours/bare held at 0.95–1.00×
- * (docs/BENCHMARKS.md#2-throughput, stop 38). `--worker-nice 0` measures at equal priority.
+ * priority the ratio at 500 sessions swung from 0.72× to 1.06× between runs of the same code
+ * (median 0.89×); with the workers at nice 10 ours' writes took as long as bare's and the ratio
+ * held at 0.88–1.01× (median 0.97×; docs/BENCHMARKS.md#2-throughput, stop 38). `--worker-nice 0`
+ * measures at equal priority.
  *
  * A run prints a progress line a minute on stderr. When no session has finished for 3 minutes
  * after the first did — or on SIGUSR2 — it describes the unfinished sessions (their status on the
