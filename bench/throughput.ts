@@ -249,7 +249,7 @@ export async function throughput(opts: {
   stickyTimeout?: Duration;
   /** Niceness of both loops' worker processes (default 10; 0 = the server's priority). */
   workerNice?: number;
-  /** Runs of each level, ours then bare each time (default 1). */
+  /** Runs of each level (default 1): ours first on odd reps, bare first on even ones. */
   reps?: number;
   /** The server's Prometheus endpoints (one per node), for a server given by `address`. */
   serverMetrics?: string[];
