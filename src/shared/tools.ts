@@ -46,6 +46,29 @@ export interface ToolContext {
    * session last read or wrote it, or undefined if it never did.
    */
   readStamp?: number;
+  /**
+   * Read/Edit path rules the tool re-checks on every real path it touches, at the moment it
+   * touches it (ARCHITECTURE.md#path-rules-on-real-paths). The workflow's decision checked the
+   * path as given and its real path before the call; this closes the gap a symlink swapped in
+   * between would open, and keeps Grep and Glob from listing or searching denied folders.
+   * Absent: no path rules apply (sessions without Read/Edit deny or ask rules).
+   */
+  pathGuard?: PathGuard;
+}
+
+/**
+ * Path patterns (the specifiers of `Read(…)` / `Edit(…)` rules, gitignore-style, see
+ * shared/permissions/paths.ts) a tool must not touch, with the bases they resolve against.
+ */
+export interface PathGuard {
+  /** Nothing matching is read, listed or searched (Read deny rules; ask rules unless this call was approved). */
+  noRead: string[];
+  /** Nothing matching is written (Edit deny rules; ask rules unless this call was approved). */
+  noEdit: string[];
+  /** Absolute real paths not to write unless this call was approved: settings files the session reads, scripts its hooks run. */
+  protectedFiles: string[];
+  /** What `/x`, `~/x` and relative patterns start from; without `homeDir`, the tools worker's home. */
+  bases: { cwd: string; projectRoot?: string; homeDir?: string };
 }
 
 export interface RunToolInput {
