@@ -10,6 +10,7 @@ import { createModelActivities, type ModelDeps } from './model';
 import { heartbeatEveryMs } from './heartbeat';
 import { leaveStickyQueueOfPreviousAttempt, withWorkerProcess } from './sticky';
 import { defaultToolOps, type ToolOps, type ToolRegistry } from './tools';
+import { createInspectActivity } from './permissions';
 
 export interface ActivityDeps {
   model: ModelDeps;
@@ -19,6 +20,7 @@ export interface ActivityDeps {
 /** `ops`: the tools' filesystem, processes and sandbox (default: the real ones, from the worker's environment). */
 export function createToolActivities(registry: ToolRegistry, ops?: ToolOps): ToolActivities {
   return {
+    ...createInspectActivity(ops ? { fs: ops.fs } : {}),
     async listTools() {
       // Bash's spec says whether this worker can sandbox it: the workflow warns at init when it
       // cannot (docs/ARCHITECTURE.md#bash-sandbox).

@@ -4,6 +4,7 @@
  */
 import type { AssistantReply, Usage } from './messages';
 import type { RunToolInput, ToolOutcome, ToolSpec } from './tools';
+import type { CallFacts, InspectCallInput } from './permissions/facts';
 import type { CallMcpToolInput, ListMcpToolsInput, ListMcpToolsResult } from './mcp';
 import type { LoadedSettings, LoadSettingsInput } from './hooks';
 
@@ -82,6 +83,8 @@ export interface ModelCatalogActivities {
 export interface ToolActivities {
   listTools(): Promise<ToolSpec[]>;
   runTool(input: RunToolInput): Promise<ToolOutcome>;
+  /** What the permission decision needs from the tools host (shared/permissions/facts.ts). */
+  inspectToolCall(input: InspectCallInput): Promise<CallFacts>;
 }
 
 /**

@@ -11,6 +11,8 @@ import type { HookActivities } from '../shared/hooks';
 export interface SessionActivities {
   model: ModelActivities;
   tools: ToolActivities;
+  /** `inspectToolCall`, short and without heartbeats. */
+  inspect: Pick<ToolActivities, 'inspectToolCall'>;
   mcp: McpActivities;
   store: SessionStoreActivities;
   hooks: HookActivities;
@@ -62,6 +64,9 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string): Sessio
     // Bash allows 10 minutes per command; leave room for the kill and the report. An interrupted
     // Bash command is confirmed dead before the turn's results are written.
     tools: proxyActivities<ToolActivities>(onWorkspaceHost('12 minutes', ['ToolConfigError'])),
+    // Parses a command line or resolves a path before the permission decision: milliseconds, so no
+    // heartbeat timer (ARCHITECTURE.md#bash-rules-on-a-real-parse).
+    inspect: proxyActivities<Pick<ToolActivities, 'inspectToolCall'>>(onWorkspaceHost('1 minute', undefined, { heartbeats: false })),
     // MCP servers run on the tools worker too, in its pool; a call has its own timeout (MCP_TOOL_TIMEOUT
     // on the worker, 10 minutes by default) inside this one (ARCHITECTURE.md#mcp).
     mcp: proxyActivities<McpActivities>(onWorkspaceHost('11 minutes')),

@@ -10,7 +10,7 @@ import { DONE_TOOL, TaskCompleteInput } from '../shared/done-tool';
 import { invalidCallReason, scheduleBatches } from './tool-calls';
 import type { LoopState } from './state';
 import { recordFileStamps } from './state';
-import { permissionGate, type GateDeps } from './permission-gate';
+import { pathGuardFor, permissionGate, type GateDeps, type GateResult } from './permission-gate';
 import { fireHooks, type HookDeps } from './hooks';
 import { runTask, TASK_TOOL } from './subagents';
 import { callMcpTool } from './mcp';
@@ -84,7 +84,7 @@ async function runOne(deps: ToolDispatchDeps, call: ToolUseBlock): Promise<ToolR
   if (!gate.allowed) return errorResult(call, gate.message);
   call = { ...call, input: gate.input };
 
-  const result = await execute(deps, call);
+  const result = await execute(deps, call, gate);
   const failed = result.is_error === true;
   const post = await fireHooks(
     deps,
@@ -100,7 +100,7 @@ async function runOne(deps: ToolDispatchDeps, call: ToolUseBlock): Promise<ToolR
   return result;
 }
 
-async function execute(deps: ToolDispatchDeps, call: ToolUseBlock): Promise<ToolResultBlock> {
+async function execute(deps: ToolDispatchDeps, call: ToolUseBlock, gate: GateResult & { allowed: true }): Promise<ToolResultBlock> {
   const { state, log } = deps;
   if (call.name === TODO_TOOL) return runTodoWrite(state, call);
   if (call.name === TASK_TOOL && state.config.agents) return runTask(deps, call);
@@ -125,6 +125,7 @@ async function execute(deps: ToolDispatchDeps, call: ToolUseBlock): Promise<Tool
   const input = call.input as Record<string, unknown>;
   const filePath = typeof input?.file_path === 'string' ? normalizePath(input.file_path) : undefined;
   const spec = deps.specs.find((s) => s.name === call.name);
+  const pathGuard = pathGuardFor(state, call.name, gate);
   const outcome = spec?.mcp
     ? await callMcpTool({ state, mcp: deps.mcp }, spec, call.input)
     : await deps.runTool({
@@ -138,6 +139,7 @@ async function execute(deps: ToolDispatchDeps, call: ToolUseBlock): Promise<Tool
           env: state.config.env,
           sandbox: state.config.sandbox,
           readStamp: filePath === undefined ? undefined : state.fileStamps[filePath],
+          ...(pathGuard ? { pathGuard } : {}),
         },
       });
   recordFileStamps(state, outcome.fileStamps);

@@ -6,6 +6,7 @@
  * matching for deny and ask rules and as not matching for allow rules: unknown never runs unasked.
  */
 import type { PermissionMode } from '../permission-mode';
+import { matchBashCommand, type BashAnalysis } from './bash-analysis';
 import { splitBashCommand } from './bash-split';
 import { basename, commandStart } from './bash-words';
 import { absolutePath, isInside, matchPathPattern, type Match, type PathBases } from './paths';
@@ -29,6 +30,16 @@ export interface PermissionRequest {
    * given and its real path). Without it the input's path is used, normalised but not resolved.
    */
   paths?: readonly string[];
+  /**
+   * What a Bash command runs, from the tools worker's parser (ARCHITECTURE.md#bash-rules-on-a-real-parse).
+   * Absent only when replaying histories recorded before it existed: the old in-workflow splitter decides.
+   */
+  bash?: BashAnalysis;
+  /**
+   * The call writes this file, which is a settings file the session reads or a script its hooks
+   * run: it asks in every mode but bypassPermissions (ARCHITECTURE.md#settings-the-model-cannot-rewrite).
+   */
+  protectedTarget?: string;
 }
 
 export interface RuleMatch {
@@ -58,6 +69,8 @@ interface Subject {
   test(rule: PermissionRule, list: RuleList): Match;
   unchecked?: string;
   suggestion?: string;
+  /** Checked against deny and ask rules only: a command a wrapper runs, or one that runs nothing (`true`). */
+  denyOnly?: boolean;
 }
 
 interface Analysed {
@@ -86,6 +99,12 @@ export function evaluatePermission(req: PermissionRequest): PermissionDecision {
         matched: [ask],
       };
     return { behavior: 'ask', message: `${tool} needs approval: ${why}.`, reason: 'rule', matched: [ask], suggestions: [] };
+  }
+  if (req.protectedTarget !== undefined && EDIT_TOOLS.has(tool) && req.mode !== 'bypassPermissions') {
+    const why = `${req.protectedTarget} is a settings file this session reads or a script its hooks run, and a change to it could widen what the agent may do`;
+    if (req.mode === 'dontAsk')
+      return { behavior: 'deny', message: `${tool} was not run: ${why}; permissionMode dontAsk never asks.`, reason: 'rule', matched: [] };
+    return { behavior: 'ask', message: `${tool} needs approval: ${why}.`, reason: 'rule', matched: [], suggestions: [] };
   }
   if (req.mode === 'bypassPermissions') return { behavior: 'allow', reason: 'mode', matched: [] };
   const allowed = allowMatch(req, call);
@@ -123,6 +142,7 @@ function allowMatch(req: PermissionRequest, call: Analysed): { matched: RuleMatc
   const matched: RuleMatch[] = [];
   const uncovered: Subject[] = [];
   for (const s of call.subjects) {
+    if (s.denyOnly) continue;
     const rule = rules.find((r) => s.test(r, 'allow') === 'yes');
     if (rule) matched.push({ rule: rule.text, list: 'allow', source: rule.source, subject: s.label });
     else uncovered.push(s);
@@ -138,7 +158,7 @@ function field(input: unknown, name: string): string | undefined {
 
 function analyse(req: PermissionRequest): Analysed {
   const { toolName: tool, input, workspace } = req;
-  if (tool === 'Bash') return analyseBash(field(input, 'command'));
+  if (tool === 'Bash') return req.bash ? fromAnalysis(req.bash) : analyseBash(field(input, 'command'));
   if (EDIT_TOOLS.has(tool) || READ_TOOLS.has(tool)) {
     const given =
       tool === 'NotebookEdit'
@@ -187,6 +207,22 @@ function analyse(req: PermissionRequest): Analysed {
   return { subjects: [] };
 }
 
+/** Subjects from the tools worker's parse: one per command the line runs. */
+function fromAnalysis(analysis: BashAnalysis): Analysed {
+  if (analysis.problem) return { subjects: [], problem: `the command cannot be analysed: ${analysis.problem}` };
+  if (analysis.commands.length === 0) return { subjects: [], problem: 'the command runs nothing' };
+  return {
+    subjects: analysis.commands.map((cmd) => ({
+      label: cmd.text,
+      unchecked: cmd.unknown,
+      denyOnly: cmd.inner === true || cmd.inert === true,
+      suggestion: cmd.unknown || cmd.inner ? undefined : `Bash(${cmd.allowForms[0]!.replace(/[\\*]/g, '\\$&')})`,
+      test: (rule: PermissionRule, list: RuleList): Match => (rule.kind === 'bash' ? matchBashCommand(rule.pattern, cmd, list) : 'no'),
+    })),
+  };
+}
+
+/** The splitter of earlier versions: decides only for histories recorded before the parse (see `bash`). */
 function analyseBash(command: string | undefined): Analysed {
   if (command === undefined) return { subjects: [], problem: 'the call has no command' };
   const split = splitBashCommand(command);
