@@ -65,7 +65,8 @@ export function sessionRules(state: LoopState): PermissionRules {
  */
 function needsFacts(state: LoopState, tool: string, rules: PermissionRules): boolean {
   const mode = state.permissionMode;
-  const has = (list: 'allow' | 'deny' | 'ask', kind: 'bash' | 'path') => rules[list].some((r) => r.kind === kind && ruleCoversTool(r, tool));
+  const has = (list: 'allow' | 'deny' | 'ask', kind: 'bash' | 'path') =>
+    rules[list].some((r) => r.kind === kind && ruleCoversTool(r, tool));
   if (tool === 'Bash') {
     if (has('deny', 'bash') || has('ask', 'bash')) return true;
     if (mode === 'bypassPermissions' || mode === 'plan') return false;
@@ -96,7 +97,13 @@ async function callFacts(deps: GateDeps, call: ToolUseBlock, rules: PermissionRu
   }
 }
 
-export function decidePermission(state: LoopState, call: ToolUseBlock, spec: ToolSpec, facts?: CallFacts, rules = sessionRules(state)): PermissionDecision {
+export function decidePermission(
+  state: LoopState,
+  call: ToolUseBlock,
+  spec: ToolSpec,
+  facts?: CallFacts,
+  rules = sessionRules(state),
+): PermissionDecision {
   return evaluatePermission({
     toolName: call.name,
     input: call.input,
@@ -123,13 +130,23 @@ export function pathGuardFor(state: LoopState, toolName: string, gate: GateResul
   const rules = sessionRules(state);
   const patterns = (tool: 'Read' | 'Edit') => {
     const lists = gate.approved ? [rules.deny] : [rules.deny, rules.ask];
-    return lists.flatMap((l) => l.filter((r) => r.kind === 'path' && ruleCoversTool(r, tool === 'Read' ? 'Read' : 'Edit')).map((r) => (r.kind === 'path' ? r.pattern : '')));
+    return lists.flatMap((l) =>
+      l
+        .filter((r) => r.kind === 'path' && ruleCoversTool(r, tool === 'Read' ? 'Read' : 'Edit'))
+        .map((r) => (r.kind === 'path' ? r.pattern : '')),
+    );
   };
   const noRead = patterns('Read');
   const noEdit = EDIT_TOOLS.has(toolName) ? patterns('Edit') : [];
-  const protectedFiles = EDIT_TOOLS.has(toolName) && !gate.approved && state.permissionMode !== 'bypassPermissions' ? (gate.facts?.protectedFiles ?? []) : [];
+  const protectedFiles =
+    EDIT_TOOLS.has(toolName) && !gate.approved && state.permissionMode !== 'bypassPermissions' ? (gate.facts?.protectedFiles ?? []) : [];
   if (noRead.length === 0 && noEdit.length === 0 && protectedFiles.length === 0) return undefined;
-  return { noRead, noEdit, protectedFiles, bases: { cwd: state.config.cwd, ...(gate.facts?.homeDir ? { homeDir: gate.facts.homeDir } : {}) } };
+  return {
+    noRead,
+    noEdit,
+    protectedFiles,
+    bases: { cwd: state.config.cwd, ...(gate.facts?.homeDir ? { homeDir: gate.facts.homeDir } : {}) },
+  };
 }
 
 /**

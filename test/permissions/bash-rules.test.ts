@@ -13,7 +13,11 @@ import { evaluatePermission, parseRules, type PermissionDecision } from '../../s
 import type { PermissionMode } from '../../src/shared/permission-mode';
 import { DENY_CORPUS, SMUGGLE_CORPUS } from './bypass-corpus';
 
-async function decide(command: string, mode: PermissionMode, lists: { allow?: string[]; deny?: string[]; ask?: string[] }): Promise<PermissionDecision> {
+async function decide(
+  command: string,
+  mode: PermissionMode,
+  lists: { allow?: string[]; deny?: string[]; ask?: string[] },
+): Promise<PermissionDecision> {
   return evaluatePermission({
     toolName: 'Bash',
     input: { command },

@@ -81,7 +81,7 @@ export const DENY_CORPUS: string[] = [
   'tee >(rm -f {V}) < /dev/null',
   'echo hi > >(rm -f {V})',
   'sh -c "$(printf \'rm -f {V}\')"',
-  "timeout 5 bash -c 'eval \"rm -f {V}\"'",
+  'timeout 5 bash -c \'eval "rm -f {V}"\'',
   "env BASH_ENV=<(echo 'rm -f {V}') bash -c true",
 ];
 

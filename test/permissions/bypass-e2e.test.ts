@@ -56,8 +56,16 @@ async function runCorpus(opts: {
     writeFileSync(path.join(ws, `${opts.victim}${i}`), 'victim');
     return c.replaceAll('{V}', `${opts.victim}${i}`);
   });
-  const calls = [...commands, ...opts.controls].map((command, i) => ({ id: `call_${i}`, name: 'Bash', arguments: { command } }));
-  const run = await h.run({ name: opts.name, turns: [turn.tools(calls), turn.text('done')] }, { cwd: ws, toolsTaskQueue: tools.queue, ...opts.options });
+  // The scripted model fills in `${NAME}` placeholders; `$${` is a literal `${`.
+  const calls = [...commands, ...opts.controls].map((command, i) => ({
+    id: `call_${i}`,
+    name: 'Bash',
+    arguments: { command: command.replaceAll('${', () => '$${') },
+  }));
+  const run = await h.run(
+    { name: opts.name, turns: [turn.tools(calls), turn.text('done')] },
+    { cwd: ws, toolsTaskQueue: tools.queue, ...opts.options },
+  );
   expect(run.result).toMatchObject({ subtype: 'success' });
   return { ws, denied: denials(run.messages), results: toolResultsById(await run.handle.transcript()) as never };
 }

@@ -137,7 +137,8 @@ export class BashAnalyser {
       } else if (n.type === 'for_statement') {
         const v = n.childForFieldName('variable');
         const values = n.childrenForFieldName('value');
-        if (v && (n.child(0)?.type === 'select' || values.length === 0 || values.some((w) => staticValue(w) === null))) this.tainted.add(v.text);
+        if (v && (n.child(0)?.type === 'select' || values.length === 0 || values.some((w) => staticValue(w) === null)))
+          this.tainted.add(v.text);
       } else {
         const name = commandWord(n);
         if (name && READS_INTO.has(name)) {
@@ -211,7 +212,8 @@ export class BashAnalyser {
   private expansion(node: Node): void {
     const text = node.text;
     if (/^\$\{!/.test(text)) this.unknown(text, 'an indirect expansion `${!…}` takes a variable name from a value');
-    else if (node.children.some((c) => c.type === 'P')) this.unknown(text, 'the `@P` transformation expands a value as a prompt, which can run a command');
+    else if (node.children.some((c) => c.type === 'P'))
+      this.unknown(text, 'the `@P` transformation expands a value as a prompt, which can run a command');
   }
 
   private assignment(node: Node): void {
@@ -226,7 +228,8 @@ export class BashAnalyser {
       if (index && staticValue(index) === null && !/^[0-9]+$/.test(index.text)) this.arithmetic(index);
     }
     const value = node.childForFieldName('value');
-    if (value && CODE_IN_SUBSCRIPT.test(staticValue(value) ?? '')) this.unknown(node.text, 'the value holds an array subscript with a command in it');
+    if (value && CODE_IN_SUBSCRIPT.test(staticValue(value) ?? ''))
+      this.unknown(node.text, 'the value holds an array subscript with a command in it');
   }
 
   private declaration(node: Node): void {
@@ -264,7 +267,14 @@ export class BashAnalyser {
       return;
     }
     const stdin = stdinOf(node);
-    new CommandReader(this, node.text, assigns.map((a) => a.text), words, stdin, depth).read();
+    new CommandReader(
+      this,
+      node.text,
+      assigns.map((a) => a.text),
+      words,
+      stdin,
+      depth,
+    ).read();
   }
 
   /** For CommandReader. */
@@ -350,7 +360,12 @@ class CommandReader {
     const srcAll = [...this.assigns, ...this.words.map((w) => w.src)].join(' ');
     const allowForms = this.markInner ? [] : [srcAll];
     if (!this.markInner && this.documentedEnd > 0 && this.onlyDocumentedUpTo(at)) {
-      allowForms.push(this.words.slice(this.documentedEnd).map((w) => w.src).join(' '));
+      allowForms.push(
+        this.words
+          .slice(this.documentedEnd)
+          .map((w) => w.src)
+          .join(' '),
+      );
     }
     const rest = none ? [] : this.words.slice(at);
     const values = rest.map((w) => w.value ?? w.src);
@@ -517,7 +532,12 @@ class CommandReader {
       }
       if (v.startsWith('--')) {
         if (/^--(rcfile|init-file)$/.test(v)) j += 2;
-        else if (/^--(norc|noprofile|posix|login|verbose|restricted|noediting|debugger|dump-strings|dump-po-strings|pretty-print|help|version)$/.test(v)) j++;
+        else if (
+          /^--(norc|noprofile|posix|login|verbose|restricted|noediting|debugger|dump-strings|dump-po-strings|pretty-print|help|version)$/.test(
+            v,
+          )
+        )
+          j++;
         else return { kind: 'unknown', why: `\`${name} ${v}\` is an option this check does not know` };
         continue;
       }
@@ -625,9 +645,28 @@ class CommandReader {
         continue;
       }
       if (v.startsWith('--')) {
-        const r = longOption('env', ['unset', 'chdir', 'split-string', 'argv0'], ['ignore-environment', 'null', 'debug', 'block-signal', 'default-signal', 'ignore-signal', 'list-signal-handling', 'help', 'version'], v, w[j + 1]);
+        const r = longOption(
+          'env',
+          ['unset', 'chdir', 'split-string', 'argv0'],
+          [
+            'ignore-environment',
+            'null',
+            'debug',
+            'block-signal',
+            'default-signal',
+            'ignore-signal',
+            'list-signal-handling',
+            'help',
+            'version',
+          ],
+          v,
+          w[j + 1],
+        );
         if ('why' in r) return { kind: 'unknown', why: r.why };
-        if (r.name === 'split-string') return r.value === null || r.value === undefined ? { kind: 'unknown', why: 'the command line of `env -S` is computed at run time' } : { kind: 'scripts', scripts: [r.value] };
+        if (r.name === 'split-string')
+          return r.value === null || r.value === undefined
+            ? { kind: 'unknown', why: 'the command line of `env -S` is computed at run time' }
+            : { kind: 'scripts', scripts: [r.value] };
         j += r.words;
         continue;
       }
@@ -635,7 +674,10 @@ class CommandReader {
         const r = shortOptions('env', 'uCaS', '0iv', v, w[j + 1]);
         if ('why' in r) return { kind: 'unknown', why: r.why };
         const split = r.values.find(([o]) => o === 'S');
-        if (split) return split[1] === null ? { kind: 'unknown', why: 'the command line of `env -S` is computed at run time' } : { kind: 'scripts', scripts: [split[1]] };
+        if (split)
+          return split[1] === null
+            ? { kind: 'unknown', why: 'the command line of `env -S` is computed at run time' }
+            : { kind: 'scripts', scripts: [split[1]] };
         j += r.words;
         continue;
       }
@@ -657,7 +699,26 @@ class CommandReader {
         break;
       }
       if (v.startsWith('--')) {
-        const r = longOption('xargs', ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'], ['null', 'interactive', 'no-run-if-empty', 'open-tty', 'exit', 'verbose', 'show-limits', 'eof', 'replace', 'max-lines', 'help', 'version'], v, w[j + 1]);
+        const r = longOption(
+          'xargs',
+          ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+          [
+            'null',
+            'interactive',
+            'no-run-if-empty',
+            'open-tty',
+            'exit',
+            'verbose',
+            'show-limits',
+            'eof',
+            'replace',
+            'max-lines',
+            'help',
+            'version',
+          ],
+          v,
+          w[j + 1],
+        );
         if ('why' in r) return { kind: 'unknown', why: r.why };
         if (r.name === 'replace') replace = r.value ?? '{}';
         j += r.words;
@@ -716,11 +777,17 @@ class CommandReader {
       const v = w[j]!.value;
       if (v === null) return { kind: 'unknown', why: 'a computed word where `parallel` takes options or its command' };
       if (v === ':::' || v === '::::' || v === ':::+' || v === '::::+') break;
-      if (/^(-[jSadEINnPLlCX]|--(jobs|sshlogin|arg-file|delimiter|eof|max-args|max-replace-args|max-lines|colsep|results|joblog|tmpdir|workdir|halt|timeout|delay|retries|memfree|load|tag-string|replace))$/.test(v)) j += 2;
+      if (
+        /^(-[jSadEINnPLlCX]|--(jobs|sshlogin|arg-file|delimiter|eof|max-args|max-replace-args|max-lines|colsep|results|joblog|tmpdir|workdir|halt|timeout|delay|retries|memfree|load|tag-string|replace))$/.test(
+          v,
+        )
+      )
+        j += 2;
       else if (v.startsWith('-')) j++;
       else break;
     }
-    if (j >= w.length || w[j]!.value!.startsWith(':::')) return { kind: 'unknown', why: '`parallel` runs its arguments or its input as commands' };
+    if (j >= w.length || w[j]!.value!.startsWith(':::'))
+      return { kind: 'unknown', why: '`parallel` runs its arguments or its input as commands' };
     let end = j;
     while (end < w.length && !String(w[end]!.value).startsWith('::::') && w[end]!.value !== ':::' && w[end]!.value !== ':::+') end++;
     const cmd = w.slice(j, end).map((x) => (x.value !== null && /\{[^}]*\}/.test(x.value) ? { src: x.src, value: null } : x));
@@ -784,7 +851,8 @@ function longOption(wrapper: string, valued: readonly string[], flags: readonly 
   const given = opt.slice(2, eq < 0 ? undefined : eq);
   const known = [...valued, ...flags];
   const fits = known.includes(given) ? [given] : known.filter((o) => o.startsWith(given));
-  if (given === '' || fits.length !== 1) return { why: `\`${wrapper} ${opt}\` is ${fits.length > 1 ? 'an ambiguous' : 'an unknown'} option` };
+  if (given === '' || fits.length !== 1)
+    return { why: `\`${wrapper} ${opt}\` is ${fits.length > 1 ? 'an ambiguous' : 'an unknown'} option` };
   const name = fits[0]!;
   if (eq >= 0) return { name, words: 1, value: opt.slice(eq + 1) };
   if (valued.includes(name)) return { name, words: 2, value: next ? next.value : undefined };
@@ -815,10 +883,12 @@ function shortOptions(wrapper: string, valued: string, flags: string, opt: strin
 function stdinOf(node: Node): Stdin {
   const redirects = [...node.childrenForFieldName('redirect')];
   const parent = node.parent;
-  if (parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id) redirects.push(...parent.childrenForFieldName('redirect'));
+  if (parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id)
+    redirects.push(...parent.childrenForFieldName('redirect'));
   const toStdin = redirects.filter((r) => {
     const fd = r.childForFieldName('descriptor')?.text;
-    if (r.type === 'file_redirect') return (fd === undefined || fd === '0') && /^<|^<>/.test(r.children.find((c) => !c.isNamed)?.text ?? '');
+    if (r.type === 'file_redirect')
+      return (fd === undefined || fd === '0') && /^<|^<>/.test(r.children.find((c) => !c.isNamed)?.text ?? '');
     return fd === undefined || fd === '0';
   });
   if (toStdin.length === 0) return undefined;

@@ -70,7 +70,13 @@ async function protectedFilesOf(fs: ToolFs, input: InspectCallInput, homeDir: st
     .filter((f): f is string => f !== undefined);
   let hooks: HooksSettings = input.hooks ?? {};
   try {
-    hooks = loadMergedSettings({ cwd: input.cwd, homeDir, settingSources: input.settingSources.filter((s) => s !== 'flag' && s !== 'session') as ('user' | 'project' | 'local')[], settingsFile: input.settingsFile, hooks: input.hooks }).merged.hooks as HooksSettings;
+    hooks = loadMergedSettings({
+      cwd: input.cwd,
+      homeDir,
+      settingSources: input.settingSources.filter((s) => s !== 'flag' && s !== 'session') as ('user' | 'project' | 'local')[],
+      settingsFile: input.settingsFile,
+      hooks: input.hooks,
+    }).merged.hooks as HooksSettings;
   } catch {
     // Settings that do not parse run no hooks (runHooks refuses them); the files stay protected.
   }
