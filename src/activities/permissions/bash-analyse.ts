@@ -266,14 +266,15 @@ export class BashAnalyser {
       this.unknown(node.text, 'a word holds an array subscript with a command in it, which builtins that take variable names run');
       return;
     }
-    const stdin = stdinOf(node);
+    const redirects = redirectsOf(node);
     new CommandReader(
       this,
       node.text,
       assigns.map((a) => a.text),
       words,
-      stdin,
+      stdinOf(redirects),
       depth,
+      redirects.map((r) => r.text),
     ).read();
   }
 
@@ -308,6 +309,8 @@ class CommandReader {
     private readonly words: Word[],
     private readonly stdin: Stdin,
     private readonly depth: number,
+    /** Its redirections as written: part of what allow rules see (`Bash(echo ok)` does not allow `echo ok > ~/.bashrc`). */
+    private readonly redirects: string[] = [],
   ) {}
 
   read(): void {
@@ -357,15 +360,10 @@ class CommandReader {
 
   /** The entry for the command whose program is words[at]. */
   private emit(at: number, { none }: { none?: boolean }): void {
-    const srcAll = [...this.assigns, ...this.words.map((w) => w.src)].join(' ');
+    const srcAll = [...this.assigns, ...this.words.map((w) => w.src), ...this.redirects].join(' ');
     const allowForms = this.markInner ? [] : [srcAll];
     if (!this.markInner && this.documentedEnd > 0 && this.onlyDocumentedUpTo(at)) {
-      allowForms.push(
-        this.words
-          .slice(this.documentedEnd)
-          .map((w) => w.src)
-          .join(' '),
-      );
+      allowForms.push([...this.words.slice(this.documentedEnd).map((w) => w.src), ...this.redirects].join(' '));
     }
     const rest = none ? [] : this.words.slice(at);
     const values = rest.map((w) => w.value ?? w.src);
@@ -879,12 +877,17 @@ function shortOptions(wrapper: string, valued: string, flags: string, opt: strin
   return { words: 1, values };
 }
 
-/** The command's standard input when it is a here-string or here-document of its own. */
-function stdinOf(node: Node): Stdin {
+/** A command's own redirections, and those of the redirected statement it is the body of. */
+function redirectsOf(node: Node): Node[] {
   const redirects = [...node.childrenForFieldName('redirect')];
   const parent = node.parent;
   if (parent?.type === 'redirected_statement' && parent.childForFieldName('body')?.id === node.id)
     redirects.push(...parent.childrenForFieldName('redirect'));
+  return redirects;
+}
+
+/** The command's standard input when it is a here-string or here-document of its own. */
+function stdinOf(redirects: Node[]): Stdin {
   const toStdin = redirects.filter((r) => {
     const fd = r.childForFieldName('descriptor')?.text;
     if (r.type === 'file_redirect')
