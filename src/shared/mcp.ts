@@ -136,3 +136,41 @@ export function parseMcpConfigFile(text: string, source: string): McpServersOpti
   refuseMcpSecrets(parsed.data, `${source}: mcpServers`);
   return parsed.data;
 }
+
+/**
+ * The check sessions were started under before credentials had to be references everywhere,
+ * frozen: workflow code validates its input with it (parseSessionConfig), and a stricter rule
+ * there would fail, on replay, sessions that started under this one. New rules go into
+ * refuseMcpSecrets, which every client entry point runs before anything starts.
+ */
+export function refuseMcpSecretsAsRecorded(servers: McpServersOption, field = 'mcpServers'): void {
+  const legacyLooksSecret = (name: string) => {
+    const upper = name.toUpperCase();
+    return (
+      ['OPENAI_', 'ANTHROPIC_', 'AWS_', 'AZURE_', 'GOOGLE_APPLICATION_CREDENTIALS'].some((p) => upper.startsWith(p)) ||
+      ['_KEY', '_KEYS', '_TOKEN', '_PAT'].some((s) => upper.endsWith(s)) ||
+      ['SECRET', 'PASSWORD', 'PASSWD', 'CREDENTIAL', 'PRIVATE_KEY'].some((s) => upper.includes(s))
+    );
+  };
+  const legacyByReference = (value: string) => {
+    const rest = value.replace(REFERENCES, '\u0000');
+    if (!rest.includes('\u0000')) return false;
+    return /^((bearer|basic|token)\s+)?\u0000*$/i.test(rest.trim());
+  };
+  for (const [name, cfg] of Object.entries(servers)) {
+    const check = (key: 'env' | 'headers', secret: (k: string) => boolean) => {
+      const values = cfg[key];
+      if (!values || typeof values !== 'object') return;
+      for (const [k, v] of Object.entries(values as Record<string, unknown>)) {
+        if (typeof v === 'string' && secret(k) && !legacyByReference(v))
+          throw new ConfigError(
+            `${field}.${name}.${key}.${k}: looks secret and would be recorded in the session's Temporal history; ` +
+              `write a reference such as "\${${k.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}}" and set that variable on the tools worker`,
+            `${field}.${name}.${key}.${k}`,
+          );
+      }
+    };
+    check('env', legacyLooksSecret);
+    check('headers', (k) => /^(authorization|proxy-authorization|cookie|x-api-key|api-key)$/i.test(k) || legacyLooksSecret(k));
+  }
+}
