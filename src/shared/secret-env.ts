@@ -91,7 +91,11 @@ const ONLY_REFERENCE = /^\$(?:\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)
 
 /** A long run of base64/hex-alphabet characters mixing cases and digits, with high entropy: a key. */
 function looksRandom(value: string): boolean {
-  for (const run of value.match(/[A-Za-z0-9+/=_-]{32,}/g) ?? []) {
+  // A path or URL (a temp dir's random name in it) is judged part by part; a base64 key holds `/`
+  // too, but does not start like a path.
+  const parts = /^(\/|~\/|\.\.?\/|[A-Za-z][A-Za-z0-9+.-]*:\/\/)/.test(value.trim()) ? value.split('/') : [value];
+  const runs = parts.flatMap((part) => part.match(/[A-Za-z0-9+/=_-]{32,}/g) ?? []);
+  for (const run of runs) {
     if (!/[a-z]/.test(run) || !/[A-Z]/.test(run) || !/[0-9]/.test(run)) continue;
     const counts = new Map<string, number>();
     for (const c of run) counts.set(c, (counts.get(c) ?? 0) + 1);

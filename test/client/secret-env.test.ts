@@ -158,6 +158,8 @@ describe('the rule, adversarially', () => {
     ['0123456789abcdef0123456789abcdef01234567', false],
     ['3f2504e0-4f89-11d3-9a0c-0305e82c3301', false],
     ['/home/user/projects/MyApp2/src/components/Button.tsx', false],
+    ['/root/.cache/durable-agent/test-workspaces/da-test-lkBVf8/ws0-28mX8N/calc.pid', false],
+    ['/run/secrets/wJalrXUtnFEMIK7MDENGbPxRfiCYzEXAMPLEKEY9', true],
     ['--max-old-space-size=4096 --enable-source-maps', false],
   ])('%j looks like a credential: %s', (value, credential) => {
     expect(looksLikeCredential(value)).toBe(credential);
