@@ -21,6 +21,7 @@ import * as api from '../shared/api';
 import { startConfig, startSearchAttributes } from '../shared/batch';
 import { parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
 import { droppedEnvWarning, screenSessionEnv } from '../shared/secret-env';
+import { refuseMcpSecrets } from '../shared/mcp';
 import type { EventsPage, ResultMessage, SessionEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import { codecFromEnv } from '../codec';
@@ -174,6 +175,7 @@ export class DurableAgentClient {
       platform: options.platform ?? process.platform,
       startedAt: options.startedAt ?? new Date().toISOString(),
     });
+    if (config.mcpServers) refuseMcpSecrets(config.mcpServers);
     const sessionId = config.sessionId ?? (config.resume && !config.forkSession ? config.resume : `session-${randomUUID()}`);
     let handle: StartedHandle;
     try {

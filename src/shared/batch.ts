@@ -10,6 +10,7 @@ import { sharedSchema } from './shared-schema';
 import { SEARCH_ATTRIBUTE_KEYS } from './api';
 import { parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
 import { screenSessionEnv } from './secret-env';
+import { refuseMcpSecrets } from './mcp';
 
 export const BATCH_WORKFLOW_TYPE = 'agentBatch';
 export const BATCH_JOB_WORKFLOW_TYPE = 'agentBatchJob';
@@ -72,7 +73,8 @@ export function parseJob(raw: unknown, opts: { index: number; batchId: string; p
     ...(screened.dropped.length ? { envDropped: screened.dropped } : {}),
   } as SessionOptions;
   try {
-    parseSessionConfig({ ...options, sessionId: sessionIdFor(opts.batchId, id), batchId: opts.batchId });
+    const config = parseSessionConfig({ ...options, sessionId: sessionIdFor(opts.batchId, id), batchId: opts.batchId });
+    if (config.mcpServers) refuseMcpSecrets(config.mcpServers);
   } catch (e) {
     const field = (e as { field?: string }).field ?? '(root)';
     throw new JobError((e as Error).message.replace(/^invalid session config: /, ''), field);
