@@ -68,6 +68,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
     ...(v['setting-sources'] !== undefined ? { settingSources: parseSettingSources(v['setting-sources']) } : {}),
   };
   const file = readJobsFile(positionals[0]!, { batchId: v['batch-id'], cwd: v.cwd, defaults });
+  for (const w of file.warnings) err(`warning: ${w}`);
   checkJobSettings(positionals[0]!, file.jobs);
   const batchId = v['batch-id'] ?? file.defaultBatchId;
   const chunk = num(process.env.DURABLE_AGENT_SUBMIT_CHUNK, 'DURABLE_AGENT_SUBMIT_CHUNK', { integer: true, min: 1 });

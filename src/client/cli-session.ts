@@ -179,6 +179,7 @@ async function startAndAttach(
   }
   checkSettingsFiles({ cwd: options.cwd, settingSources: options.settingSources, settingsFile: options.settingsFile });
   const session = await client.start(options);
+  for (const w of session.warnings) err(`warning: ${w}`);
   if (v.detach) return (out(session.sessionId), EXIT.ok);
   if (!v.json) err(`session ${session.sessionId} (Ctrl-C interrupts the turn)`);
   return attach(session, { json: Boolean(v.json), partial: Boolean(v['include-partial-messages']) });

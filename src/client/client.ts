@@ -20,7 +20,8 @@ import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import * as api from '../shared/api';
 import { startConfig, startSearchAttributes } from '../shared/batch';
 import { parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
-import { refuseSecretEnv } from '../shared/secret-env';
+import { droppedEnvWarning, screenSessionEnv } from '../shared/secret-env';
+import { refuseMcpSecrets } from '../shared/mcp';
 import type { EventsPage, ResultMessage, SessionEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import { codecFromEnv } from '../codec';
@@ -157,14 +158,24 @@ export class DurableAgentClient {
     return this.client.options.namespace;
   }
 
-  /** Validate options, start the session workflow, and return its handle. */
+  /**
+   * Validate options, start the session workflow, and return its handle. `env` entries that look
+   * like credentials or belong to this host are dropped, never sent (src/shared/secret-env.ts); the
+   * handle's `warnings` and the session's stream say which.
+   */
   async start(options: SessionOptions): Promise<SessionHandle> {
-    refuseSecretEnv(options.env);
+    // The one rule for a session's env (ARCHITECTURE.md#secrets-stay-on-workers); a caller's own
+    // `envDropped` (a resumed session's, inherited) is replaced by what this start dropped.
+    const { envDropped: _inherited, ...rest } = options;
+    const screened = screenSessionEnv(options.env);
     const config = parseSessionConfig({
-      ...options,
+      ...rest,
+      ...(options.env !== undefined ? { env: screened.env } : {}),
+      ...(screened.dropped.length ? { envDropped: screened.dropped } : {}),
       platform: options.platform ?? process.platform,
       startedAt: options.startedAt ?? new Date().toISOString(),
     });
+    if (config.mcpServers) refuseMcpSecrets(config.mcpServers);
     const sessionId = config.sessionId ?? (config.resume && !config.forkSession ? config.resume : `session-${randomUUID()}`);
     let handle: StartedHandle;
     try {
@@ -182,7 +193,7 @@ export class DurableAgentClient {
       if (e instanceof WorkflowExecutionAlreadyStartedError) throw new SessionExistsError(sessionId);
       throw e;
     }
-    return new SessionHandle(this.client, sessionId, handle);
+    return new SessionHandle(this.client, sessionId, handle, screened.dropped.length ? [droppedEnvWarning(screened.dropped)] : []);
   }
 
   /** Attach to an existing session by id (follows continue-as-new: the latest run is used). */
@@ -243,6 +254,8 @@ export class SessionHandle {
     readonly sessionId: string,
     /** The handle it was started or found with (from start(): carries `firstExecutionRunId`). */
     readonly workflow: StartedHandle,
+    /** From start(): what the start changed in the options (dropped `env` entries); also in the session's stream. */
+    readonly warnings: readonly string[] = [],
   ) {}
 
   /** The session's latest run: queries, signals and updates always reach the current run. */

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { ID_PATTERN, ID_RULE, JobError, parseJob, type BatchJob } from '../shared/batch';
+import { droppedEnvWarning } from '../shared/secret-env';
 
 /** A jobs file that does not validate; nothing was started. */
 export class JobsFileError extends Error {
@@ -29,6 +30,8 @@ export interface JobsFile {
   fingerprint: string;
   /** Default batch id: derived from the file's content, so re-running the same command finds the same batch. */
   defaultBatchId: string;
+  /** `file:line: env: dropped …` for each job whose `env` lost entries (names only); each session's stream says it too. */
+  warnings: string[];
 }
 
 interface RawJob {
@@ -55,6 +58,7 @@ export function readJobsFile(
   if (raws.length === 0) throw new JobsFileError(file, undefined, undefined, 'no jobs in the file');
   const cwd = opts.cwd ?? process.cwd();
   const seen = new Map<string, number>();
+  const warnings: string[] = [];
   const jobs = raws.map((raw, i) => {
     // Options given on the command line are defaults: a job's own value wins.
     const value = raw.value && typeof raw.value === 'object' && !Array.isArray(raw.value) ? { ...opts.defaults, ...raw.value } : raw.value;
@@ -78,11 +82,13 @@ export function readJobsFile(
     if (dup !== undefined)
       throw new JobsFileError(file, raw.lineOf?.('id') ?? raw.line, 'id', `id: '${job.id}' is already used by the job at line ${dup}`);
     seen.set(job.id, raw.line);
+    const dropped = job.options.envDropped;
+    if (dropped?.length) warnings.push(`${file}:${raw.lineOf?.('env') ?? raw.line}: ${droppedEnvWarning(dropped)}`);
     return job;
   });
   const ids = jobs.map((j) => j.id).sort();
   const fingerprint = createHash('sha256').update(ids.join('\n')).digest('hex');
-  return { jobs, fingerprint, defaultBatchId };
+  return { jobs, fingerprint, defaultBatchId, warnings };
 }
 
 function jsonlJobs(file: string, text: string): RawJob[] {

@@ -29,7 +29,9 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   continue: yes('resumes the most recent session started with the same `cwd` (an error when there is none)'),
   cwd: yes('default: `process.cwd()`; the path on the tools worker'),
   effort: yes('sent as `reasoning_effort` (`low`, `medium`, `high`; `xhigh` and `max` send `high`)'),
-  env: yes('for Bash children; variables whose names look secret are refused — put them in the worker’s environment'),
+  env: yes(
+    'for Bash children; entries whose name or value looks like a credential, and the caller host’s own (PATH, HOME, …), are dropped with a warning — give Bash secrets through the worker’s environment (`DURABLE_AGENT_PASS_ENV`)',
+  ),
   fallbackModel: yes("one model, tried when the primary's retries are exhausted; a comma-separated list is refused"),
   forkSession: yes('with `resume`/`continue`: the conversation continues under a new session id'),
   hooks: yes(
@@ -64,7 +66,7 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   thinking: yes('`enabled` → its `budgetTokens` as `maxThinkingTokens`; `disabled` → 0; `adaptive` → the endpoint’s default'),
   tools: yes('which built-in tools exist; `{type: preset}` = all'),
   mcpServers: yes(
-    '`stdio`, `http` and `sse` servers, started on the tools worker; secret env values and headers must be `${VAR}` references to the worker’s environment. An in-process `sdk` server is refused here: register it on the worker (`createWorker({ tools: [createSdkMcpServer(…)] })`)',
+    '`stdio`, `http` and `sse` servers, started on the tools worker; credentials in headers, URL query parameters and stdio `args`/`env` must be `${VAR}` references to the worker’s environment (a literal one is refused, naming the field). An in-process `sdk` server is refused here: register it on the worker (`createWorker({ tools: [createSdkMcpServer(…)] })`)',
   ),
   strictMcpConfig: yes('always strict: only the servers given in `mcpServers` are used, no `.mcp.json` is discovered'),
   verbatimPrompts: yes('prompts are always sent verbatim (no `@file` expansion, no slash commands)'),

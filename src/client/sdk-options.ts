@@ -6,7 +6,6 @@
 import { ConfigError } from '../shared/config-error';
 import type { SessionOptions } from '../shared/config';
 import type { HooksSettings } from '../shared/permissions/settings';
-import { refuseSecretEnv } from '../shared/secret-env';
 import { HARMLESS_VALUES, OPTION_SUPPORT } from './sdk-option-support';
 import type { ConnectOptions } from './client';
 import type { CanUseTool } from './permissions';
@@ -64,7 +63,6 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
     );
   }
   if (o.fallbackModel?.includes(',')) throw refuse('fallbackModel (a comma-separated list)', 'give one fallback model');
-  if (o.env !== undefined) refuseSecretEnv(o.env);
   const mcpServers = o.mcpServers === undefined ? undefined : refuseSdkServers(o.mcpServers);
   if (o.continue && o.resume !== undefined)
     throw new ConfigError('continue: cannot be combined with resume (the SDK makes them exclusive too)', 'continue');

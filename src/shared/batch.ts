@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
 import { SEARCH_ATTRIBUTE_KEYS } from './api';
 import { parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
-import { refuseSecretEnv } from './secret-env';
+import { screenSessionEnv } from './secret-env';
+import { refuseMcpSecrets } from './mcp';
 
 export const BATCH_WORKFLOW_TYPE = 'agentBatch';
 export const BATCH_JOB_WORKFLOW_TYPE = 'agentBatchJob';
@@ -27,7 +28,7 @@ export const sessionIdFor = (batchId: string, jobId: string): string => `${batch
 export const jobWorkflowIdFor = (batchId: string, jobId: string): string => `${batchId}/${jobId}/job`;
 
 /** Fields a job may not set: the batch derives them. */
-const RESERVED = ['sessionId', 'batchId', 'startedAt', 'resume', 'forkSession'] as const;
+const RESERVED = ['sessionId', 'batchId', 'startedAt', 'resume', 'forkSession', 'envDropped'] as const;
 
 /** One validated job: its id, its 1-based position in the file, and the session options. */
 export interface BatchJob {
@@ -62,10 +63,18 @@ export function parseJob(raw: unknown, opts: { index: number; batchId: string; p
   for (const key of RESERVED) {
     if (key in rest) throw new JobError(`${key}: not allowed in a batch job (the batch sets it)`, key);
   }
-  const options = { platform: opts.platform, ...rest } as SessionOptions;
+  // The one rule for a session's env (src/shared/secret-env.ts): dropped entries are named in the
+  // job's envDropped (the session's start warning and the submitting CLI's stderr), never sent.
+  const screened = screenSessionEnv(rest.env as Record<string, string | undefined> | undefined);
+  const options = {
+    platform: opts.platform,
+    ...rest,
+    ...(rest.env !== undefined ? { env: screened.env } : {}),
+    ...(screened.dropped.length ? { envDropped: screened.dropped } : {}),
+  } as SessionOptions;
   try {
-    refuseSecretEnv(options.env);
-    parseSessionConfig({ ...options, sessionId: sessionIdFor(opts.batchId, id), batchId: opts.batchId });
+    const config = parseSessionConfig({ ...options, sessionId: sessionIdFor(opts.batchId, id), batchId: opts.batchId });
+    if (config.mcpServers) refuseMcpSecrets(config.mcpServers);
   } catch (e) {
     const field = (e as { field?: string }).field ?? '(root)';
     throw new JobError((e as Error).message.replace(/^invalid session config: /, ''), field);

@@ -10,7 +10,7 @@ import { PermissionRuleList } from './permissions/rules';
 import { HooksSettings } from './permissions/settings';
 import { PermissionMode } from './permission-mode';
 import { SandboxOption } from './sandbox';
-import { McpServersOption, refuseMcpSecrets } from './mcp';
+import { McpServersOption, refuseMcpSecretsAsRecorded } from './mcp';
 
 export { ConfigError };
 
@@ -83,6 +83,14 @@ export const SessionConfig = sharedSchema('config.SessionConfig', () =>
       additionalDirectories: z.array(z.string().startsWith('/', { message: 'must be an absolute path' })).default([]),
       permissionMode: PermissionMode.default('default'),
       env: z.record(z.string(), z.string()).default({}),
+      /**
+       * Set by whoever starts the session (the client, a batch job), never by users: the `env`
+       * entries it dropped (ARCHITECTURE.md#secrets-stay-on-workers), names only, for the warning
+       * the session shows at start.
+       */
+      envDropped: z
+        .array(z.object({ name: z.string(), reason: z.enum(['credential-name', 'credential-value', 'host']) }).strict())
+        .optional(),
       /**
        * How Bash runs (docs/ARCHITECTURE.md#bash-sandbox): 'auto', 'required', 'off' or Claude Code's
        * settings object. Absent: the tools worker's default (DURABLE_AGENT_SANDBOX, else 'auto').
@@ -178,7 +186,8 @@ export type SessionOptions = z.input<typeof SessionConfig>;
 export function parseSessionConfig(input: unknown): SessionConfig {
   const parsed = SessionConfig.safeParse(input);
   if (parsed.success) {
-    if (parsed.data.mcpServers) refuseMcpSecrets(parsed.data.mcpServers);
+    // Workflow code runs this too: the frozen rule (src/shared/mcp.ts); clients add refuseMcpSecrets.
+    if (parsed.data.mcpServers) refuseMcpSecretsAsRecorded(parsed.data.mcpServers);
     return parsed.data;
   }
   const issue = parsed.error.issues[0]!;

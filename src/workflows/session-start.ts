@@ -16,6 +16,7 @@ import type { ToolSpec } from '../shared/tools';
 import { visibleTools } from './tool-calls';
 import { taskToolSpec, taskToolVisible } from './subagents';
 import { sandboxInitWarning } from '../shared/sandbox';
+import { droppedEnvWarning } from '../shared/secret-env';
 
 export async function startSession(deps: {
   state: LoopState;
@@ -62,6 +63,8 @@ export async function startSession(deps: {
   emitInit(state, log);
   const sandboxWarning = sandboxInitWarning(cfg.sandbox, state.tools);
   if (sandboxWarning) log.emit({ type: 'system', subtype: 'warning', message: sandboxWarning });
+  // Names the client dropped from `env` (ARCHITECTURE.md#secrets-stay-on-workers); an event, not a command.
+  if (cfg.envDropped?.length) log.emit({ type: 'system', subtype: 'warning', message: droppedEnvWarning(cfg.envDropped) });
   await fireHooks(deps, 'SessionStart', cfg.resume ? 'resume' : 'startup', { source: cfg.resume ? 'resume' : 'startup' });
   await submitPrompt(deps, cfg.prompt);
 }

@@ -143,7 +143,7 @@ test('a hook past its timeout is reported as a timeout and its whole process gro
   await waitFor('the background sleep to be gone', () => !alive(pid));
 });
 
-test("stdin carries Claude Code's JSON; the environment is scrubbed like Bash's, plus CLAUDE_PROJECT_DIR and the session env", async () => {
+test("stdin carries Claude Code's JSON; the environment is Bash's allowlist, plus CLAUDE_PROJECT_DIR and the session env", async () => {
   const cwd = await tempDir();
   process.env.HOOKS_TEST_SERVICE_TOKEN = 'sk-worker-secret';
   process.env.HOOKS_TEST_PLAIN = 'visible';
@@ -174,7 +174,9 @@ test("stdin carries Claude Code's JSON; the environment is scrubbed like Bash's,
   const env = readFileSync(path.join(cwd, 'env.txt'), 'utf8');
   expect(env).not.toContain('sk-worker-secret');
   expect(env).not.toMatch(/^TEMPORAL_/m);
-  expect(env).toMatch(/^HOOKS_TEST_PLAIN=visible$/m);
+  // Bash's allowlist: a plain worker variable is not passed either (ARCHITECTURE.md#secrets-stay-on-workers).
+  expect(env).not.toMatch(/^HOOKS_TEST_PLAIN=/m);
+  expect(env).toContain(`PATH=${process.env.PATH}\n`);
   expect(env).toMatch(/^SESSION_VAR=from-session$/m);
   expect(env).toContain(`CLAUDE_PROJECT_DIR=${cwd}\n`);
   expect(readFileSync(path.join(cwd, 'pwd.txt'), 'utf8').trim()).toBe(cwd);

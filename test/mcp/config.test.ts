@@ -7,7 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { parseMcpConfigFile, parseMcpToolName, mcpToolName } from '../../src/shared/mcp';
+import { parseMcpConfigFile, parseMcpToolName, mcpToolName, refuseMcpSecrets } from '../../src/shared/mcp';
+import { parseJob } from '../../src/shared/batch';
 import { parseSessionConfig } from '../../src/shared/config';
 import { resolveMcpConfig } from '../../src/activities/mcp/config';
 import { createSdkMcpServer, tool } from '../../src/activities/mcp/sdk-server';
@@ -26,7 +27,11 @@ test('a .mcp.json that is not JSON or not the right shape is refused naming the 
 });
 
 test('literal secrets in env values and headers are refused; ${VAR} references are accepted', () => {
-  const session = (mcpServers: unknown) => parseSessionConfig({ prompt: 'x', cwd: '/tmp', mcpServers });
+  const session = (mcpServers: unknown) => {
+    const config = parseSessionConfig({ prompt: 'x', cwd: '/tmp', mcpServers });
+    refuseMcpSecrets(config.mcpServers!);
+    return config;
+  };
   expect(() => session({ s: { command: 'x', env: { API_TOKEN: 'abc123' } } })).toThrow(/^mcpServers\.s\.env\.API_TOKEN: looks secret/);
   expect(() => session({ s: { type: 'http', url: 'http://h', headers: { Authorization: 'Bearer abc' } } })).toThrow(
     /^mcpServers\.s\.headers\.Authorization: looks secret/,
@@ -38,6 +43,106 @@ test('literal secrets in env values and headers are refused; ${VAR} references a
       t: { type: 'http', url: 'http://h', headers: { Authorization: 'Bearer ${TOKEN}', Accept: 'text/plain' } },
     }).mcpServers?.t,
   ).toEqual({ type: 'http', url: 'http://h', headers: { Authorization: 'Bearer ${TOKEN}', Accept: 'text/plain' } });
+});
+
+describe('credentials only by reference, in every field (ARCHITECTURE.md#mcp)', () => {
+  const http = (extra: Record<string, unknown>) => ({ s: { type: 'http', url: 'https://gitlab.example/mcp', ...extra } });
+  const stdio = (args: string[], env: Record<string, string> = {}) => ({ s: { command: 'npx', args, env } });
+  test.each([
+    ['a PRIVATE-TOKEN header', http({ headers: { 'PRIVATE-TOKEN': 'plain-value' } }), 'mcpServers.s.headers.PRIVATE-TOKEN: looks secret'],
+    ['an X-Auth-Token header', http({ headers: { 'x-auth-token': 'abc' } }), 'mcpServers.s.headers.x-auth-token: looks secret'],
+    [
+      'a token in an innocent header',
+      http({ headers: { 'X-Trace': 'glpat-abcdefghij0123456789' } }),
+      'mcpServers.s.headers.X-Trace: holds',
+    ],
+    [
+      'a token query parameter',
+      { s: { type: 'http', url: 'https://h/mcp?private_token=abc123' } },
+      'mcpServers.s.url (query parameter private_token): looks secret',
+    ],
+    [
+      'an api key query parameter',
+      { s: { type: 'sse', url: 'https://h/sse?x=1&apiKey=k' } },
+      'mcpServers.s.url (query parameter apiKey): looks secret',
+    ],
+    ['an encoded one', { s: { type: 'http', url: 'https://h/mcp?access%5Ftoken=v' } }, 'mcpServers.s.url (query parameter access_token)'],
+    ['a password in the URL', { s: { type: 'http', url: 'https://bot:hunter2@h/mcp' } }, 'mcpServers.s.url (password): looks secret'],
+    ['a token anywhere in the URL', { s: { type: 'http', url: 'https://h/ghp_16charsormore1234/mcp' } }, 'mcpServers.s.url: holds'],
+    ['--api-key VALUE', stdio(['-y', 'server', '--api-key', 'abc']), 'mcpServers.s.args.3: looks secret'],
+    ['--token=VALUE', stdio(['--token=abc']), 'mcpServers.s.args.0: looks secret'],
+    ['--password VALUE', stdio(['--password', 'hunter2']), 'mcpServers.s.args.1: looks secret'],
+    ['--github-personal-access-token VALUE', stdio(['--github-pat', 'x']), 'mcpServers.s.args.1: looks secret'],
+    ['a token-shaped argument', stdio(['serve', 'sk-proj-abcdefghijklmnop1234']), 'mcpServers.s.args.1: holds'],
+    ['a token-shaped env value', stdio([], { HARMLESS: 'xoxb-1234567890-abcdefghij' }), 'mcpServers.s.env.HARMLESS: holds'],
+    [
+      'a literal default of a reference',
+      http({ headers: { Authorization: 'Bearer ${T:-hunter2}' } }),
+      'headers.Authorization: looks secret',
+    ],
+    [
+      'a reference to the worker model key',
+      stdio(['--key', '${OPENAI_API_KEY}']),
+      "mcpServers.s.args.1: references ${OPENAI_API_KEY}, one of the worker's own settings",
+    ],
+    [
+      'a reference to Temporal settings in a URL',
+      { s: { type: 'http', url: 'https://h/?x=${TEMPORAL_API_KEY}' } },
+      'references ${TEMPORAL_API_KEY}',
+    ],
+  ])('%s is refused naming the field', (_what, servers, message) => {
+    expect(() => refuseMcpSecrets(servers as never)).toThrow(message);
+  });
+
+  test('references are accepted in each of those places; flags and paths are not values', () => {
+    expect(() =>
+      refuseMcpSecrets({
+        a: {
+          type: 'http',
+          url: 'https://${USER_NAME}:${GL_PASSWORD}@h/mcp?private_token=${GL_TOKEN}&page=2',
+          headers: { 'PRIVATE-TOKEN': '${GL_TOKEN}', 'X-Auth-Token': 'Bearer ${T}' },
+        },
+        b: {
+          command: 'npx',
+          args: ['--api-key', '${KEY}', '--token=${KEY}', '--password', '${PW}', '--token-file', '/run/secrets/t', '--token', '--verbose'],
+          env: { API_TOKEN: '${KEY}', MODE: 'fast' },
+        },
+      }),
+    ).not.toThrow();
+  });
+
+  test('the session options workflow code validates keep the rule sessions were recorded under', () => {
+    // A literal X-Auth-Token passed the old rule: a running session that has one must replay as it ran.
+    expect(
+      parseSessionConfig({ prompt: 'x', cwd: '/tmp', mcpServers: http({ headers: { 'X-Auth-Token': 'abc' } }) }).mcpServers,
+    ).toBeDefined();
+    expect(() => parseSessionConfig({ prompt: 'x', cwd: '/tmp', mcpServers: http({ headers: { Authorization: 'abc' } }) })).toThrow(
+      /Authorization: looks secret/,
+    );
+  });
+
+  test('batch jobs refuse them naming the line', () => {
+    expect(() =>
+      parseJob({ prompt: 'x', cwd: '/w', mcpServers: stdio(['--api-key', 'abc']) }, { index: 1, batchId: 'b', platform: 'linux' }),
+    ).toThrow('mcpServers.s.args.1: looks secret');
+  });
+});
+
+test("the worker never expands its own settings or DURABLE_AGENT_SCRUB_ENV's names", () => {
+  const env = { OPENAI_API_KEY: 'sk-worker', DB_PASSWORD: 'pw', DURABLE_AGENT_SCRUB_ENV: 'DB_*', GL_TOKEN: 'gl' };
+  expect(resolveMcpConfig({ command: 'x', args: ['${OPENAI_API_KEY}'] }, env)).toEqual({
+    ok: false,
+    reason:
+      "args.0: ${OPENAI_API_KEY} is one of the tools worker's own settings (or in its DURABLE_AGENT_SCRUB_ENV), which MCP servers never get",
+  });
+  expect(resolveMcpConfig({ type: 'http', url: 'https://h/?t=${DB_PASSWORD}' }, env)).toMatchObject({
+    ok: false,
+    reason: expect.stringContaining('url: ${DB_PASSWORD} is one of'),
+  });
+  expect(resolveMcpConfig({ type: 'http', url: 'https://h/?t=${GL_TOKEN}', headers: { 'PRIVATE-TOKEN': '${GL_TOKEN}' } }, env)).toEqual({
+    ok: true,
+    config: { type: 'http', url: 'https://h/?t=gl', headers: { 'PRIVATE-TOKEN': 'gl' } },
+  });
 });
 
 test('the worker resolves references from its environment; bad configs are reasons, not exceptions', () => {
@@ -86,9 +191,20 @@ test('durable-agent run --mcp-config with a bad file exits 2 naming the field', 
   writeFileSync(bad, '{"mcpServers": {"calc": {"command": "node", "env": {"GITHUB_TOKEN": "ghp_literal"}}}}');
   const notJson = path.join(dir, 'not.json');
   writeFileSync(notJson, '{"mcpServers":');
+  const file = (name: string, servers: unknown) => {
+    const f = path.join(dir, `${name}.json`);
+    writeFileSync(f, JSON.stringify({ mcpServers: servers }));
+    return f;
+  };
+  const header = file('header', { gl: { type: 'http', url: 'https://gitlab.example/mcp', headers: { 'PRIVATE-TOKEN': 'literal' } } });
+  const query = file('query', { gl: { type: 'http', url: 'https://gitlab.example/mcp?token=literal' } });
+  const args = file('args', { gh: { command: 'npx', args: ['-y', 'server', '--api-key', 'literal'] } });
   for (const [file, message] of [
     [bad, 'mcpServers.calc.env.GITHUB_TOKEN: looks secret'],
     [notJson, 'not valid JSON'],
+    [header, 'mcpServers.gl.headers.PRIVATE-TOKEN: looks secret'],
+    [query, 'mcpServers.gl.url (query parameter token): looks secret'],
+    [args, 'mcpServers.gh.args.3: looks secret'],
   ] as const) {
     const r = await spawnCli(['run', '--mcp-config', file, 'hello'], { env: { PATH: process.env.PATH, HOME: dir } }).done;
     expect(r.code).toBe(2);

@@ -157,6 +157,32 @@ test('tools of a stdio and an HTTP server; a killed stdio server is restarted; d
   expect(history).not.toContain(WEB_SECRET);
 });
 
+test('${VAR} in a URL query and in stdio args is expanded on the worker; history keeps the reference', async () => {
+  const { handle, messages, result } = await h.run(
+    {
+      name: 'mcp-refs-in-url-and-args',
+      turns: [turn.tool('mcp__calcargs__token_length'), turn.tool('mcp__webq__add', { a: 1, b: 2 }), turn.text('done')],
+    },
+    {
+      cwd: h.workspace(),
+      sandbox: 'off',
+      allowedTools: ['mcp__calcargs', 'mcp__webq'],
+      mcpServers: {
+        calcargs: { command: 'node', args: [STDIO, '--api-key', '${CALC_SECRET}'] },
+        webq: { type: 'http', url: `${webUrl}?access_token=\${WEB_TOKEN}` },
+      },
+    },
+  );
+  expect(result.subtype).toBe('success');
+  const r = toolResults(messages);
+  expect(r[0]!.content).toBe(`token length 0, api key length ${CALC_SECRET.length}`);
+  expect(r[1]!.content).toMatch(/^3 \(from web pid \d+\)$/);
+  const history = await decodedHistory(handle);
+  expect(history).toContain('?access_token=${WEB_TOKEN}');
+  expect(history).not.toContain(CALC_SECRET);
+  expect(history).not.toContain(WEB_SECRET);
+});
+
 test('servers that cannot be used are reported failed with the reason, and the session runs without them', async () => {
   const ws = h.workspace();
   const { messages, result } = await h.run(

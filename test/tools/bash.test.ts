@@ -117,15 +117,23 @@ describe('Bash environment (ARCHITECTURE.md#secrets-stay-on-workers)', () => {
     ]) {
       expect(names).not.toContain(secret);
     }
-    expect(out.content).toContain('HARMLESS_SETTING=kept');
+    // By allowlist (ARCHITECTURE.md#secrets-stay-on-workers): a harmless-looking name of the worker's is not passed either.
+    expect(names).not.toContain('HARMLESS_SETTING');
+    expect(out.content).toContain(`PATH=${process.env.PATH}`);
     expect(out.content).toContain('SESSION_VAR=from-session');
     expect(out.content).not.toMatch(/sk-worker|ghp-worker|localhost:7233/);
   });
 
-  test('the scrub list can also be passed in the ops', async () => {
+  test('the scrub list can also be passed in the ops, and wins over DURABLE_AGENT_PASS_ENV', async () => {
     process.env.ANOTHER_PRIVATE = 'x';
-    const out = await bash({ command: 'echo "[${ANOTHER_PRIVATE:-unset}]"' }, { opsOptions: { scrubEnvNames: ['ANOTHER_*'] } });
-    expect(out.content).toBe('[unset]');
+    process.env.DURABLE_AGENT_PASS_ENV = 'ANOTHER_PRIVATE';
+    try {
+      const echo = { command: 'echo "[${ANOTHER_PRIVATE:-unset}]"' };
+      expect((await bash(echo, { opsOptions: {} })).content).toBe('[x]');
+      expect((await bash(echo, { opsOptions: { scrubEnvNames: ['ANOTHER_*'] } })).content).toBe('[unset]');
+    } finally {
+      delete process.env.DURABLE_AGENT_PASS_ENV;
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * The SDK's `Options` in `query()`: every key we do not support is refused by name before anything
- * starts; supported keys map onto session options; names that look secret never reach a session.
+ * starts; supported keys map onto session options; env entries that look secret never reach a session.
  * (Refusals throw synchronously, before any connection is attempted.)
  */
 import { readFileSync } from 'node:fs';
@@ -129,21 +129,32 @@ describe('secrets in env', () => {
     GITHUB_TOKEN: 'ghp_abc',
     DB_PASSWORD: 'hunter2',
     AWS_REGION: 'eu-west-1',
+    MODE: 'fast',
   };
 
-  test("the SDK idiom env: { ...process.env } is refused by query(), naming the variables and pointing to the worker's environment", () => {
-    const e = refusalOf({ env: { ...callerEnv } });
-    expect(e).toBeInstanceOf(ConfigError);
-    expect(e.message).toMatch(
-      /^env: AWS_REGION, DB_PASSWORD, GITHUB_TOKEN, OPENAI_API_KEY look secret and would be recorded in the session's Temporal history/,
-    );
-    expect(e.message).toMatch(/the worker's environment/);
-    expect(e.message).not.toMatch(/PATH|HOME|sk-live|ghp_|hunter2/);
+  test('query() passes env on as given: the client drops what must not travel (test/client/secret-env.test.ts)', () => {
+    expect(mapOptions({ env: { ...callerEnv, GONE: undefined } }, '/w').session.env).toEqual(callerEnv);
   });
 
-  test('batch jobs refuse them too, before anything starts', () => {
-    expect(() => parseJob({ prompt: 'x', cwd: '/w', env: { NPM_TOKEN: 'n' } }, { index: 1, batchId: 'b', platform: 'linux' })).toThrow(
-      /NPM_TOKEN looks secret/,
+  test('batch jobs drop secret-looking, credential-valued and host variables, naming them; the rest is kept', () => {
+    const job = parseJob(
+      { prompt: 'x', cwd: '/w', env: { ...callerEnv, NPM_TOKEN: 'n', REGISTRY: 'https://u:p4ss@registry.example' } },
+      { index: 1, batchId: 'b', platform: 'linux' },
+    );
+    expect(job.options.env).toEqual({ MODE: 'fast' });
+    expect(job.options.envDropped).toEqual([
+      { name: 'AWS_REGION', reason: 'credential-name' },
+      { name: 'DB_PASSWORD', reason: 'credential-name' },
+      { name: 'GITHUB_TOKEN', reason: 'credential-name' },
+      { name: 'HOME', reason: 'host' },
+      { name: 'NPM_TOKEN', reason: 'credential-name' },
+      { name: 'OPENAI_API_KEY', reason: 'credential-name' },
+      { name: 'PATH', reason: 'host' },
+      { name: 'REGISTRY', reason: 'credential-value' },
+    ]);
+    expect(JSON.stringify(job)).not.toMatch(/hunter2|ghp_abc|sk-live|p4ss|\/home\/me/);
+    expect(() => parseJob({ prompt: 'x', cwd: '/w', envDropped: [] }, { index: 1, batchId: 'b', platform: 'linux' })).toThrow(
+      'envDropped: not allowed in a batch job',
     );
   });
 
@@ -153,12 +164,23 @@ describe('secrets in env', () => {
     ['AWS_SECRET_ACCESS_KEY', true],
     ['MY_CLIENT_SECRET_V2', true],
     ['PGPASSWORD', true],
+    ['DB_PASS', true],
+    ['db-pwd', true],
+    ['GITHUB_PAT', true],
+    ['GITHUBTOKEN', true],
+    ['NPM-TOKEN', true],
+    ['STRIPE_KEY', true],
+    ['PRIVATE-TOKEN', true],
+    ['X-Auth-Token', true],
+    ['SENTRY_DSN', true],
     ['DURABLE_AGENT_ENCRYPTION_KEYS', true],
     ['GOOGLE_APPLICATION_CREDENTIALS', true],
     ['PATH', false],
     ['NODE_ENV', false],
     ['KEYBOARD_LAYOUT', false],
+    ['TOKENIZERS_PARALLELISM', false],
     ['SSH_AUTH_SOCK', false],
+    ['GITHUB_TOKEN_FILE', false],
   ])('%s looks secret: %s', (name, secret) => {
     expect(looksSecret(name)).toBe(secret);
   });

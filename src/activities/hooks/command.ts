@@ -1,8 +1,8 @@
 /**
  * One command hook: `sh -c COMMAND` in the session's cwd, in the session's Bash sandbox
  * (docs/ARCHITECTURE.md#bash-sandbox) and its own process group (a timeout or a cancellation
- * kills everything it started), Claude Code's JSON on stdin, the worker's environment scrubbed as
- * for Bash (ARCHITECTURE.md#secrets-stay-on-workers) plus CLAUDE_PROJECT_DIR.
+ * kills everything it started), Claude Code's JSON on stdin, the worker's environment by the same
+ * allowlist as Bash's (ARCHITECTURE.md#secrets-stay-on-workers) plus CLAUDE_PROJECT_DIR.
  */
 import { statSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';

@@ -1,17 +1,27 @@
 /**
  * An MCP server config as the session gave it → the config the worker connects with
  * (ARCHITECTURE.md#mcp): the type checked, `${VAR}` / `${VAR:-default}` references resolved from
- * this worker's environment. A problem is a reason string (the server is reported `failed`), not
+ * this worker's environment — never its own settings (OPENAI_*, TEMPORAL_*, …) or the names in its
+ * DURABLE_AGENT_SCRUB_ENV. A problem is a reason string (the server is reported `failed`), not
  * an exception: the session runs on without that server.
  */
 import type { McpServerConfig } from '../../shared/mcp';
+import { isWorkerOwnEnvName, parseScrubList, SCRUB_ENV_VAR } from '../tools/env';
 
 export type Resolved = { ok: true; config: McpServerConfig } | { ok: false; reason: string };
 
 const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 function expand(value: string, field: string, env: NodeJS.ProcessEnv, missing: string[]): string {
+  const scrub = parseScrubList(env[SCRUB_ENV_VAR]);
   return value.replace(REF, (_m, name: string, fallback: string | undefined) => {
+    // A session chooses its servers: it must not be able to send the worker's own keys to one.
+    if (isWorkerOwnEnvName(name, scrub)) {
+      missing.push(
+        `${field}: \${${name}} is one of the tools worker's own settings (or in its ${SCRUB_ENV_VAR}), which MCP servers never get`,
+      );
+      return '';
+    }
     const v = env[name];
     if (v !== undefined) return v;
     if (fallback !== undefined) return fallback;

@@ -7,7 +7,7 @@ import { createAttemptJournal, type AttemptJournal } from './attempts';
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
-import { parseScrubList, SCRUB_ENV_VAR } from './env';
+import { PASS_ENV_VAR, parsePassList, parseScrubList, SCRUB_ENV_VAR } from './env';
 import { findExecutable } from './which';
 import { createSandbox, sandboxOptionsFromEnv, type Sandbox } from '../sandbox';
 
@@ -126,6 +126,8 @@ export const nodeFs: ToolFs = {
 };
 
 export function createToolOps(options: ToolOpsOptions = {}): ToolOps {
+  // Checked now, so a bad DURABLE_AGENT_PASS_ENV fails the worker's start-up; read again at each spawn.
+  parsePassList((options.baseEnv ?? process.env)[PASS_ENV_VAR]);
   return {
     fs: options.fs ?? nodeFs,
     spawn: options.spawn ?? ((cmd, args, opts) => nodeSpawn(cmd, args, opts)),
