@@ -16,8 +16,8 @@ async function main(): Promise<void> {
   if (!target || !marker || !address) throw new Error('STALL_AFTER_WRITE, STALL_MARKER and TEMPORAL_ADDRESS are required');
   const fs: ToolFs = {
     ...nodeFs,
-    async writeFile(p, data) {
-      await nodeFs.writeFile(p, data);
+    async writeFile(p, data, check) {
+      await nodeFs.writeFile(p, data, check);
       if (p !== target) return;
       // Written aside and renamed: the test polls for the marker and must never see it empty.
       writeFileSync(`${marker}.tmp`, `${process.pid}\n`);

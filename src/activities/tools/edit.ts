@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { checkFreshness, statTarget } from './freshness';
+import { guardViolation, openCheck } from './path-guard';
 import { resolveToolPath, stampsFor } from './paths';
 import { toolError, toolOk, type ToolDefinition } from './types';
 
@@ -44,11 +45,15 @@ export const editTool: ToolDefinition<EditInput> = {
     }
     const check = await resolveToolPath(input.file_path, { context, fs: ops.fs });
     if (!check.ok) return toolError(check.error);
+    const denied = guardViolation(context.pathGuard, 'write', 'Edit', check);
+    if (denied) return toolError(denied);
+    // Each open is checked again on the file it actually opened (ARCHITECTURE.md#path-rules-on-real-paths).
+    const opened = openCheck(context.pathGuard, 'write', 'Edit', check.requested);
     const stat = await statTarget(ops.fs, check.real);
     if (attempt > 1 && stat !== null && !stat.isDirectory) {
       // A retry after a lost worker whose first attempt landed: the new text is there and the old
       // is gone, so the edit happened (ARCHITECTURE.md#side-effects-reported-as-unknown).
-      const landed = editLanded((await ops.fs.readFile(check.real)).toString('utf8'), input);
+      const landed = editLanded((await ops.fs.readFile(check.real, opened)).toString('utf8'), input);
       if (landed !== undefined && !checkFreshness(stat, context.readStamp).ok) {
         return toolOk(landed, {
           fileStamps: stampsFor(check, stat.mtimeMs),
@@ -68,7 +73,7 @@ export const editTool: ToolDefinition<EditInput> = {
     if (stat === null || oldString === '') {
       updated = newString;
     } else {
-      const content = (await ops.fs.readFile(check.real)).toString('utf8');
+      const content = (await ops.fs.readFile(check.real, opened)).toString('utf8');
       replacements = countOccurrences(content, oldString);
       if (replacements === 0) return toolError(`String to replace not found in file.\nString: ${oldString}`);
       if (replacements > 1 && !input.replace_all) {
@@ -84,7 +89,7 @@ export const editTool: ToolDefinition<EditInput> = {
         : content.slice(0, at) + newString + content.slice(at + oldString.length);
     }
     if (stat === null) await ops.fs.mkdir(path.dirname(check.real));
-    await ops.fs.writeFile(check.real, updated);
+    await ops.fs.writeFile(check.real, updated, opened);
     const after = await ops.fs.stat(check.real);
     const content =
       stat === null

@@ -2,7 +2,8 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { globDepth, globToRegExp, splitStaticPrefix } from './glob-match';
-import { resolveToolPath } from './paths';
+import { guardViolation, leftOutNote, readDenied } from './path-guard';
+import { realpathDeep, resolveToolPath } from './paths';
 import { toolError, toolOk, type ToolDefinition, type ToolExecContext } from './types';
 import { walkFiles } from './walk';
 
@@ -21,10 +22,16 @@ export const GlobInput = z.strictObject({
 });
 export type GlobInput = z.infer<typeof GlobInput>;
 
-/** Searching needs a directory: the base `path` checked against the policy, or an error text. */
-export async function searchDir(dir: string, ctx: ToolExecContext): Promise<{ ok: true; real: string } | { ok: false; error: string }> {
+/** Searching needs a directory: the base `path` checked against the policy and the Read rules, or an error text. */
+export async function searchDir(
+  dir: string,
+  ctx: ToolExecContext,
+  tool = 'Glob',
+): Promise<{ ok: true; real: string } | { ok: false; error: string }> {
   const check = await resolveToolPath(dir, { context: ctx.context, fs: ctx.ops.fs, allowRelative: true });
   if (!check.ok) return check;
+  const denied = guardViolation(ctx.context.pathGuard, 'read', tool, check);
+  if (denied) return { ok: false, error: denied };
   try {
     const stat = await ctx.ops.fs.stat(check.real);
     if (!stat.isDirectory) return { ok: false, error: `Path is not a directory: ${dir}` };
@@ -57,17 +64,26 @@ export const globTool: ToolDefinition<GlobInput> = {
     // The literal part may itself be (or pass through) a symlink: the policy applies to it as well.
     const root = await resolveToolPath(path.resolve(dir.real, prefix), { context: ctx.context, fs: ctx.ops.fs });
     if (!root.ok) return toolError(root.error);
+    const guard = ctx.context.pathGuard;
+    const rootDenied = guardViolation(guard, 'read', 'Glob', root);
+    if (rootDenied) return toolError(rootDenied);
     const re = globToRegExp(rest);
     const found: { file: string; mtimeMs: number }[] = [];
+    let leftOut = 0;
     for await (const entry of walkFiles({
       fs: ctx.ops.fs,
       root: root.real,
       maxDepth: globDepth(rest),
-      skipDir: (_rel, name) => name === '.git',
+      // Folders Read rules forbid are not listed at all (ARCHITECTURE.md#path-rules-on-real-paths).
+      skipDir: (rel, name) => name === '.git' || readDenied(guard, `${root.real}/${rel}`),
       signal: ctx.signal,
       onProgress: (visited) => ctx.heartbeat({ visited }),
     })) {
       if (!re.test(entry.rel)) continue;
+      if (guard && (await deniedResult(ctx, entry.abs))) {
+        leftOut++;
+        continue;
+      }
       try {
         found.push({ file: entry.abs, mtimeMs: (await ctx.ops.fs.stat(entry.abs)).mtimeMs });
       } catch {
@@ -75,11 +91,30 @@ export const globTool: ToolDefinition<GlobInput> = {
       }
     }
     if (ctx.signal.aborted) return toolError('Glob was aborted before completion');
-    if (found.length === 0) return toolOk('No files found', { structured: { numFiles: 0, truncated: false } });
+    const note = leftOut > 0 ? `\n${leftOutNote(leftOut)}` : '';
+    if (found.length === 0) return toolOk(`No files found${note}`, { structured: { numFiles: 0, truncated: false } });
     found.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
     const truncated = found.length > GLOB_MAX_RESULTS;
     const lines = found.slice(0, GLOB_MAX_RESULTS).map((f) => f.file);
     if (truncated) lines.push(GLOB_TRUNCATED_NOTE);
-    return toolOk(lines.join('\n'), { structured: { numFiles: found.length, truncated } });
+    return toolOk(lines.join('\n') + note, { structured: { numFiles: found.length, truncated } });
   },
 };
+
+/**
+ * A search result (Glob's or Grep's) a Read rule forbids, on the path found or on its real path:
+ * the walk follows no symlink, but a folder swapped for one mid-walk would lead elsewhere.
+ * A result whose real path cannot be resolved is left out too.
+ */
+export async function deniedResult(ctx: ToolExecContext, file: string): Promise<boolean> {
+  const guard = ctx.context.pathGuard;
+  if (!guard) return false;
+  if (readDenied(guard, file)) return true;
+  let real: string;
+  try {
+    real = await realpathDeep(ctx.ops.fs, file);
+  } catch {
+    return true;
+  }
+  return real !== file && readDenied(guard, real);
+}

@@ -68,6 +68,10 @@ function searchText(text: string, q: GrepQuery, re: RegExp): FileResult | null {
   return { count, lines: out };
 }
 
+function joinRel(root: string, rel: string): string {
+  return root === '/' ? `/${rel}` : `${root}/${rel}`;
+}
+
 export async function runJsGrep(fs: ToolFs, q: GrepQuery): Promise<GrepRun> {
   let re: RegExp;
   try {
@@ -97,10 +101,11 @@ export async function runJsGrep(fs: ToolFs, q: GrepQuery): Promise<GrepRun> {
     for await (const e of walkFiles({
       fs,
       root: q.root,
-      skipDir: (rel) => rgOverrideMatch(overrides, rel, true) === 'ignore',
+      skipDir: (rel) => rgOverrideMatch(overrides, rel, true) === 'ignore' || q.excluded?.(joinRel(q.root, rel)) === true,
       signal: q.signal,
       onProgress: q.onProgress,
     })) {
+      // Files are left to the check of every result (grep.ts), which counts what it leaves out.
       if (fileAllowed(e.rel)) yield e.abs;
     }
   }

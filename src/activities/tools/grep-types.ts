@@ -18,6 +18,8 @@ export interface GrepQuery {
   mode: GrepMode;
   before: number;
   after: number;
+  /** Read rules: a folder (absolute path) the JS search must not enter; rg gets `globs` for the same. */
+  excluded?(abs: string): boolean;
   /** Content mode: stop after this many printed lines (matches + context). */
   maxEntries: number;
   signal: AbortSignal;

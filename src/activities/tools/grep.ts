@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { runJsGrep } from './grep-js';
 import { runRipgrep } from './grep-rg';
 import { VCS_DIRS, type GrepHits, type GrepLine, type GrepQuery } from './grep-types';
+import { deniedResult } from './glob';
+import { guardViolation, leftOutNote, readDenied, searchExclusions } from './path-guard';
 import { resolveToolPath } from './paths';
 import { plural, toolError, toolOk, type ToolDefinition } from './types';
 
@@ -121,6 +123,9 @@ export const grepTool: ToolDefinition<GrepInput> = {
     const given = input.path ?? ctx.context.cwd;
     const check = await resolveToolPath(given, { context: ctx.context, fs: ops.fs, allowRelative: true });
     if (!check.ok) return toolError(check.error);
+    const guard = ctx.context.pathGuard;
+    const denied = guardViolation(guard, 'read', 'Grep', check);
+    if (denied) return toolError(denied);
     let rootIsDir: boolean;
     try {
       rootIsDir = (await ops.fs.stat(check.real)).isDirectory;
@@ -136,7 +141,9 @@ export const grepTool: ToolDefinition<GrepInput> = {
       pattern: input.pattern,
       root: check.real,
       rootIsDir,
-      globs: [...splitGlobs(input.glob), ...VCS_DIRS.map((d) => `!${d}`)],
+      // Read rules' folders last, so no glob of the model's can bring them back (rg: the last match wins).
+      globs: [...splitGlobs(input.glob), ...VCS_DIRS.map((d) => `!${d}`), ...(rootIsDir ? searchExclusions(guard, check.real) : [])],
+      ...(guard ? { excluded: (abs: string) => readDenied(guard, abs) } : {}),
       type: input.type,
       ignoreCase: input['-i'] ?? false,
       multiline: input.multiline ?? false,
@@ -150,11 +157,34 @@ export const grepTool: ToolDefinition<GrepInput> = {
     const run = ops.ripgrep ? await runRipgrep(ops.ripgrep, query, ops) : await runJsGrep(ops.fs, query);
     if (ctx.signal.aborted) return toolError('Grep was aborted before completion');
     if (!run.ok) return toolError(run.error);
+    const { hits, leftOut } = guard ? await withoutDenied(run.hits, (f) => deniedResult(ctx, f)) : { hits: run.hits, leftOut: 0 };
     const mtime = (f: string) =>
       ops.fs.stat(f).then(
         (s) => s.mtimeMs,
         () => 0,
       );
-    return format(run.hits, input, head, before + after > 0, mtime);
+    const out = await format(hits, input, head, before + after > 0, mtime);
+    return leftOut > 0 ? { ...out, content: `${out.content}\n\n${leftOutNote(leftOut)}` } : out;
   },
 };
+
+/** Every result checked on its real path (ARCHITECTURE.md#path-rules-on-real-paths); what a Read rule forbids is left out and counted. */
+async function withoutDenied(hits: GrepHits, denied: (file: string) => Promise<boolean>): Promise<{ hits: GrepHits; leftOut: number }> {
+  const files =
+    hits.mode === 'files_with_matches'
+      ? hits.files
+      : hits.mode === 'count'
+        ? hits.counts.map((c) => c.file)
+        : hits.files.map((f) => f.file);
+  const out = new Set<string>();
+  for (const f of new Set(files)) if (await denied(f)) out.add(f);
+  if (out.size === 0) return { hits, leftOut: 0 };
+  const keep = (f: string) => !out.has(f);
+  const kept: GrepHits =
+    hits.mode === 'files_with_matches'
+      ? { mode: hits.mode, files: hits.files.filter(keep) }
+      : hits.mode === 'count'
+        ? { mode: hits.mode, counts: hits.counts.filter((c) => keep(c.file)) }
+        : { mode: hits.mode, files: hits.files.filter((f) => keep(f.file)), more: hits.more };
+  return { hits: kept, leftOut: out.size };
+}

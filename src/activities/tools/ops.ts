@@ -36,13 +36,24 @@ export interface DirEntry {
   type: 'file' | 'dir' | 'symlink' | 'other';
 }
 
+/**
+ * Given to a file operation when path rules apply (docs/ARCHITECTURE.md#path-rules-on-real-paths):
+ * called with the real path of the file actually opened — as the kernel names it, after the open —
+ * before a byte is read or written; it throws to refuse. Checking the path before opening leaves a
+ * gap a swapped symlink could use; checking the opened file does not.
+ */
+export interface OpenCheck {
+  verify(openedPath: string): void;
+}
+
 export interface ToolFs {
-  readFile(p: string): Promise<Buffer>;
+  readFile(p: string, check?: OpenCheck): Promise<Buffer>;
   /** The first `bytes` bytes of a file (binary sniffing without reading the whole file). */
-  readPrefix(p: string, bytes: number): Promise<Buffer>;
+  readPrefix(p: string, bytes: number, check?: OpenCheck): Promise<Buffer>;
   /** The file as a stream of chunks (line scanning of files too big to hold). */
-  readChunks(p: string): AsyncIterable<Buffer>;
-  writeFile(p: string, data: string): Promise<void>;
+  readChunks(p: string, check?: OpenCheck): AsyncIterable<Buffer>;
+  /** Creates or replaces the content. With a check, a file it created and then refused is removed again. */
+  writeFile(p: string, data: string, check?: OpenCheck): Promise<void>;
   /** Follows symlinks. */
   stat(p: string): Promise<FileStat>;
   /** Does not follow a final symlink. */
@@ -95,10 +106,67 @@ function toStat(s: import('node:fs').Stats): FileStat {
   };
 }
 
+/** The path of an open file as the kernel has it (Linux); elsewhere, the realpath of the name just opened. */
+async function openedPath(fh: fsp.FileHandle, p: string): Promise<string> {
+  try {
+    return await fsp.readlink(`/proc/self/fd/${fh.fd}`);
+  } catch {
+    return fsp.realpath(p);
+  }
+}
+
+async function openChecked(p: string, flags: string, check: OpenCheck | undefined): Promise<fsp.FileHandle> {
+  const fh = await fsp.open(p, flags);
+  if (!check) return fh;
+  try {
+    check.verify(await openedPath(fh, p));
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
+  return fh;
+}
+
+async function writeChecked(p: string, data: string, check: OpenCheck): Promise<void> {
+  let fh: fsp.FileHandle;
+  let created = false;
+  try {
+    // No O_TRUNC before the check: a refused write must leave the file as it was.
+    fh = await fsp.open(p, 'r+');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    // O_EXCL: never through a symlink that appeared since the path was resolved.
+    fh = await fsp.open(p, 'wx');
+    created = true;
+  }
+  const opened = await openedPath(fh, p);
+  try {
+    check.verify(opened);
+  } catch (e) {
+    await fh.close();
+    if (created) await fsp.unlink(opened).catch(() => undefined);
+    throw e;
+  }
+  try {
+    await fh.truncate(0);
+    await fh.writeFile(data, 'utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
 export const nodeFs: ToolFs = {
-  readFile: (p) => fsp.readFile(p),
-  async readPrefix(p, bytes) {
-    const fh = await fsp.open(p, 'r');
+  async readFile(p, check) {
+    if (!check) return fsp.readFile(p);
+    const fh = await openChecked(p, 'r', check);
+    try {
+      return await fh.readFile();
+    } finally {
+      await fh.close();
+    }
+  },
+  async readPrefix(p, bytes, check) {
+    const fh = await openChecked(p, 'r', check);
     try {
       const buf = Buffer.alloc(bytes);
       const { bytesRead } = await fh.read(buf, 0, bytes, 0);
@@ -107,8 +175,15 @@ export const nodeFs: ToolFs = {
       await fh.close();
     }
   },
-  readChunks: (p) => createReadStream(p),
-  writeFile: (p, data) => fsp.writeFile(p, data, 'utf8'),
+  readChunks(p, check) {
+    if (!check) return createReadStream(p);
+    return (async function* () {
+      const fh = await openChecked(p, 'r', check);
+      // The stream closes the handle when it ends or is destroyed.
+      yield* fh.createReadStream() as AsyncIterable<Buffer>;
+    })();
+  },
+  writeFile: (p, data, check) => (check ? writeChecked(p, data, check) : fsp.writeFile(p, data, 'utf8')),
   stat: async (p) => toStat(await fsp.stat(p)),
   lstat: async (p) => toStat(await fsp.lstat(p)),
   async readdir(p) {

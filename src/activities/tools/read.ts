@@ -7,6 +7,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import { MAX_TOOL_RESULT_CHARS } from '../../shared/tools';
+import { guardViolation, openCheck } from './path-guard';
 import { resolveToolPath, stampsFor } from './paths';
 import { errnoCode, toolError, toolOk, type ToolDefinition } from './types';
 
@@ -100,6 +101,10 @@ export const readTool: ToolDefinition<ReadInput> = {
   async execute(input, { context, ops }) {
     const check = await resolveToolPath(input.file_path, { context, fs: ops.fs });
     if (!check.ok) return toolError(check.error);
+    const denied = guardViolation(context.pathGuard, 'read', 'Read', check);
+    if (denied) return toolError(denied);
+    // Each open is checked again on the file it actually opened (ARCHITECTURE.md#path-rules-on-real-paths).
+    const opened = openCheck(context.pathGuard, 'read', 'Read', check.requested);
     let stat;
     try {
       stat = await ops.fs.stat(check.real);
@@ -117,8 +122,8 @@ export const readTool: ToolDefinition<ReadInput> = {
     }
     // One read where the whole file may be shown: a few file-system calls fewer than a sniff and a
     // stream. Only a regular file that has a size: /proc's report 0, and a device never ends.
-    const whole = stat.isFile && stat.size > 0 && stat.size <= READ_MAX_FILE_BYTES ? await ops.fs.readFile(check.real) : undefined;
-    const prefix = whole ? whole.subarray(0, BINARY_SNIFF_BYTES) : await ops.fs.readPrefix(check.real, BINARY_SNIFF_BYTES);
+    const whole = stat.isFile && stat.size > 0 && stat.size <= READ_MAX_FILE_BYTES ? await ops.fs.readFile(check.real, opened) : undefined;
+    const prefix = whole ? whole.subarray(0, BINARY_SNIFF_BYTES) : await ops.fs.readPrefix(check.real, BINARY_SNIFF_BYTES, opened);
     if (prefix.includes(0)) {
       return toolError(
         `This tool cannot read binary files. The file ${check.requested} appears to be binary (it contains NUL ` +
@@ -134,7 +139,7 @@ export const readTool: ToolDefinition<ReadInput> = {
     }
     const start = input.offset && input.offset > 0 ? input.offset : 1;
     const limit = input.limit ?? READ_DEFAULT_LIMIT;
-    const win = await readWindow(readLines(whole ? [whole] : ops.fs.readChunks(check.real)), start, limit);
+    const win = await readWindow(readLines(whole ? [whole] : ops.fs.readChunks(check.real, opened)), start, limit);
     const structured = {
       type: 'text',
       file: { filePath: check.requested, numLines: win.shown, startLine: start, totalLines: win.total },

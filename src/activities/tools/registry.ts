@@ -10,6 +10,7 @@ import { editTool } from './edit';
 import { globTool } from './glob';
 import { grepTool } from './grep';
 import { defaultToolOps } from './ops';
+import { PathGuardError } from './path-guard';
 import { readTool } from './read';
 import { errorMessage, toolError, type ToolDefinition, type ToolRegistry } from './types';
 import { writeTool } from './write';
@@ -90,7 +91,8 @@ export function createToolRegistry(extra: ToolDefinition[] = []): ToolRegistry {
         const result = await tool.execute(parsed.data, { ...exec, context, ops: exec.ops ?? defaultToolOps() });
         outcome = typeof result === 'string' ? { content: result, isError: false } : result;
       } catch (err) {
-        outcome = toolError(`Error: ${errorMessage(err)}`);
+        // A path rule found on the file actually opened: the denial, as the tool's own checks word it.
+        outcome = toolError(err instanceof PathGuardError ? err.message : `Error: ${errorMessage(err)}`);
       }
       return { ...outcome, content: capText(outcome.content, MAX_TOOL_RESULT_CHARS, CAP_HINT) };
     },

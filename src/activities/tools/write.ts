@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { z } from 'zod';
 import { checkFreshness, statTarget } from './freshness';
+import { guardViolation, openCheck } from './path-guard';
 import { resolveToolPath, stampsFor } from './paths';
 import { toolError, toolOk, type ToolDefinition } from './types';
 
@@ -22,6 +23,10 @@ export const writeTool: ToolDefinition<WriteInput> = {
   async execute(input, { context, ops, attempt }) {
     const check = await resolveToolPath(input.file_path, { context, fs: ops.fs });
     if (!check.ok) return toolError(check.error);
+    const denied = guardViolation(context.pathGuard, 'write', 'Write', check);
+    if (denied) return toolError(denied);
+    // Each open is checked again on the file it actually opened (ARCHITECTURE.md#path-rules-on-real-paths).
+    const opened = openCheck(context.pathGuard, 'write', 'Write', check.requested);
     const stat = await statTarget(ops.fs, check.real);
     const fresh = checkFreshness(stat, context.readStamp);
     if (!fresh.ok) {
@@ -29,7 +34,7 @@ export const writeTool: ToolDefinition<WriteInput> = {
       // the write happened (ARCHITECTURE.md#side-effects-reported-as-unknown).
       // With no read stamp the first attempt can only have created the file (an unread existing file
       // is refused), so the retry reports what that attempt would have.
-      if (attempt > 1 && stat && !stat.isDirectory && (await ops.fs.readFile(check.real)).toString('utf8') === input.content) {
+      if (attempt > 1 && stat && !stat.isDirectory && (await ops.fs.readFile(check.real, opened)).toString('utf8') === input.content) {
         const created = context.readStamp === undefined;
         return toolOk(
           created ? `File created successfully at: ${check.requested}` : `The file ${check.requested} has been updated successfully.`,
@@ -42,7 +47,7 @@ export const writeTool: ToolDefinition<WriteInput> = {
       return toolError(fresh.error);
     }
     await ops.fs.mkdir(path.dirname(check.real));
-    await ops.fs.writeFile(check.real, input.content);
+    await ops.fs.writeFile(check.real, input.content, opened);
     const after = await ops.fs.stat(check.real);
     const created = fresh.stat === null;
     return toolOk(
