@@ -77,6 +77,34 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
     expect: { subtype: 'success' },
   },
   {
+    name: 'permission-call-facts',
+    covers:
+      'inspectToolCall before the decision: Bash allowed and denied on the parse, a Read denied by a path rule, a write to a settings file refused, an allowed Write with a path guard',
+    files: { 'secret.txt': 'hunter2\n' },
+    scenarios: (ws) => [
+      {
+        name: 'permission-call-facts',
+        turns: [
+          turn.tools([
+            { name: 'Bash', arguments: { command: 'echo ok > out.txt' } },
+            { name: 'Bash', arguments: { command: 'timeout 5 rm -f out.txt' } },
+            { name: 'Read', arguments: { file_path: path.join(ws, 'secret.txt') } },
+            { name: 'Write', arguments: { file_path: path.join(ws, '.claude', 'settings.local.json'), content: '{}' } },
+            { name: 'Write', arguments: { file_path: path.join(ws, 'ok.txt'), content: 'fine\n' } },
+          ]),
+          turn.text('Some calls were refused.'),
+        ],
+      },
+    ],
+    options: {
+      permissionMode: 'dontAsk',
+      allowedTools: ['Bash(echo:*)', 'Write', 'Read'],
+      disallowedTools: ['Bash(rm:*)', 'Read(./secret.txt)'],
+      settingSources: ['local'],
+    },
+    expect: { subtype: 'success' },
+  },
+  {
     name: 'max-turns',
     covers: 'the turn limit ends the session with error_max_turns',
     scenarios: () => [{ name: 'max-turns', turns: [0, 1, 2].map(() => turn.tool('Glob', { pattern: '*' })) }],
