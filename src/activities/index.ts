@@ -2,7 +2,9 @@
  * All activities, built from injected dependencies (no import-time singletons): the worker
  * decides the model endpoint, the pricing table and the tool registry.
  */
-import { Context } from '@temporalio/activity';
+import { statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ModelActivities, SetupActivities, ToolActivities } from '../shared/activities';
 import type { HookActivities } from '../shared/hooks';
 import type { RunToolInput, ToolOutcome } from '../shared/tools';
@@ -68,10 +70,30 @@ export function createSetupActivities(
 ): SetupActivities {
   return {
     async prepareSession(input) {
+      checkWorkingDirectory(input.cwd);
       const [list, settings] = await Promise.all([tools.listTools(), hooks.loadSettings(input)]);
       return { tools: list, settings };
     },
   };
+}
+
+/**
+ * A session whose folder is missing on this host ends at once with an error result naming it
+ * (the workflow's `setup_error`), instead of running every tool against a folder that is not there.
+ */
+function checkWorkingDirectory(cwd: string): void {
+  let problem: string | undefined;
+  try {
+    if (!statSync(cwd).isDirectory()) problem = 'is not a directory';
+  } catch (e) {
+    problem = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(e as NodeJS.ErrnoException).code})`;
+  }
+  if (problem)
+    throw ApplicationFailure.create({
+      type: 'InvalidCwd',
+      message: `cwd: ${cwd} ${problem} on the tools host (${hostname()})`,
+      nonRetryable: true,
+    });
 }
 
 export function createActivities(deps: ActivityDeps): ModelActivities & ToolActivities {

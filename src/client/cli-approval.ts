@@ -1,7 +1,7 @@
 /** `durable-agent approve` / `deny`: answer a tool call that waits for a person (ARCHITECTURE.md#durable-approval). */
 import type { PendingPermission, PermissionAnswer } from '../shared/approvals';
 import { EXIT, out, parse, UsageError, withClient } from './cli-args';
-import { describeInput } from './render';
+import { describeInput, visible, visibleDeep } from './render';
 
 export const APPROVE_USAGE = `usage: durable-agent approve SESSION [REQUEST] [--always]
   Let a tool call that waits for approval run, once. REQUEST (perm-N, shown by watch) may be left
@@ -55,13 +55,14 @@ export async function approvalCommand(command: 'approve' | 'deny', argv: string[
   });
 }
 
+/** Model-written text, escaped: a request must look like what it is on a terminal. */
 function line(p: PendingPermission): string {
-  return `${p.toolName}(${describeInput(p.input)})`;
+  return `${visible(p.toolName)}(${describeInput(visibleDeep(p.input))})`;
 }
 
 /** The request to answer: the one named, or the only one pending. Bad input (exit 2) otherwise. */
 function pick(sessionId: string, named: string | undefined, pending: PendingPermission[]): PendingPermission {
-  const list = () => pending.map((p) => `  ${p.requestId}  ${line(p)}  — ${p.message}`).join('\n');
+  const list = () => pending.map((p) => `  ${visible(p.requestId)}  ${line(p)}  — ${visible(p.message)}`).join('\n');
   if (named !== undefined) {
     const found = pending.find((p) => p.requestId === named);
     if (found) return found;

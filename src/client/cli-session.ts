@@ -4,15 +4,15 @@
  * Past 300 lines: one file per CLI area; the session commands share their argument parsing and
  * rendering of a session's stream.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { z } from 'zod';
-import { AgentDefinition, type PermissionMode, type SessionOptions } from '../shared/config';
+import { AgentDefinition, checkPromptSize, type PermissionMode, type SessionOptions } from '../shared/config';
 import { EXIT, err, list, num, out, parse, printJson, readStdin, usd, UsageError, withClient } from './cli-args';
 import type { DurableAgentClient, SessionHandle } from './client';
-import { renderSummary, renderTranscript } from './render';
+import { renderSummary, renderTranscript, visible } from './render';
 import { checkSettingsFiles, parseSettingSources } from './settings-check';
 import { LiveText } from './render-live';
 import { parseMcpConfigFile } from '../shared/mcp';
@@ -49,7 +49,7 @@ const FLAGS_USAGE = `  [--model M] [--cwd DIR] [--max-turns N] [--max-budget-usd
   --agents '{"name":{"description":…,"prompt":…,"tools":[…],"model":…}}' defines subagents the
   Task tool starts (each a child workflow of the session, listed by durable-agent show).
   --mcp-config FILE: MCP servers in Claude Code's .mcp.json format ({"mcpServers": {...}}), started
-  on the tools worker; secret env values and headers as \${VAR}, set in the worker's environment.
+  on the tools worker; credentials (headers, URL query, args, env) as \${VAR}, set on the worker.
   A tool call that asks waits for: durable-agent approve|deny ID.`;
 
 export const RUN_USAGE = `usage: durable-agent run [prompt]
@@ -132,6 +132,8 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (!prompt && !process.stdin.isTTY) prompt = (await readStdin()).trim();
   if (!prompt) throw new UsageError(`a prompt is required\n\n${RUN_USAGE}`);
   const options = { cwd: process.cwd(), ...sessionOptions(v), prompt } as SessionOptions;
+  // Before connecting: bad input exits 2 with nothing started, whether or not Temporal answers.
+  checkStartInput(options);
   return withClient(async (client) => startAndAttach(client, options, v));
 }
 
@@ -142,6 +144,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   if (!id) throw new UsageError(`a session id is required\n\n${RESUME_USAGE}`);
   if (!v.fork && v.id) throw new UsageError(`--id needs --fork (without it the session keeps its id)\n\n${RESUME_USAGE}`);
   const prompt = words.join(' ').trim() || 'Continue where you left off.';
+  checkPromptSize(prompt);
   return withClient(async (client) => {
     const old = await client.get(id);
     const d = await old.workflow.describe();
@@ -177,12 +180,30 @@ async function startAndAttach(
   if (v['include-partial-messages'] && !v.json) {
     throw new UsageError('--include-partial-messages goes with --json (without it, replies print as they stream anyway)');
   }
+  checkStartInput(options);
   checkSettingsFiles({ cwd: options.cwd, settingSources: options.settingSources, settingsFile: options.settingsFile });
   const session = await client.start(options);
-  for (const w of session.warnings) err(`warning: ${w}`);
+  for (const w of session.warnings) err(`warning: ${visible(w)}`);
   if (v.detach) return (out(session.sessionId), EXIT.ok);
   if (!v.json) err(`session ${session.sessionId} (Ctrl-C interrupts the turn)`);
   return attach(session, { json: Boolean(v.json), partial: Boolean(v['include-partial-messages']) });
+}
+
+/**
+ * The prompt's size, and the folder: without `toolsTaskQueue` the session's tools run where this
+ * CLI can see the folder, so a missing one is refused here; with it the tools host checks it and
+ * the session ends at once with an error result naming it.
+ */
+function checkStartInput(options: SessionOptions): void {
+  checkPromptSize(options.prompt);
+  if (options.toolsTaskQueue) return;
+  let problem: string | undefined;
+  try {
+    if (!statSync(options.cwd).isDirectory()) problem = 'is not a directory';
+  } catch (e) {
+    problem = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(e as NodeJS.ErrnoException).code})`;
+  }
+  if (problem) throw new UsageError(`--cwd: ${options.cwd} ${problem}`);
 }
 
 /**
@@ -333,7 +354,7 @@ async function show(s: SessionHandle, json: boolean): Promise<number> {
   for (const line of renderTranscript(transcript, { color })) out(line);
   // Subagents are sessions of their own: `durable-agent show <their id>` shows each one's transcript.
   for (const a of (await s.state()).subagents ?? []) {
-    out(`subagent ${a.agentType} (${a.status}, ${usd(a.costUsd)}) for ${a.toolUseId} "${a.description}": ${a.workflowId}`);
+    out(visible(`subagent ${a.agentType} (${a.status}, ${usd(a.costUsd)}) for ${a.toolUseId} "${a.description}": ${a.workflowId}`));
   }
   const d = await s.workflow.describe();
   if (d.status.name === 'COMPLETED') for (const line of renderSummary(await s.result(), { color })) out(line);

@@ -19,7 +19,7 @@ import type { PayloadCodec } from '@temporalio/common';
 import type { TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import * as api from '../shared/api';
 import { startConfig, startSearchAttributes } from '../shared/batch';
-import { parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
+import { checkPromptSize, parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
 import { droppedEnvWarning, screenSessionEnv } from '../shared/secret-env';
 import { refuseMcpSecrets } from '../shared/mcp';
 import type { EventsPage, ResultMessage, SessionEvent } from '../shared/events';
@@ -164,6 +164,7 @@ export class DurableAgentClient {
    * handle's `warnings` and the session's stream say which.
    */
   async start(options: SessionOptions): Promise<SessionHandle> {
+    checkPromptSize(options.prompt);
     // The one rule for a session's env (ARCHITECTURE.md#secrets-stay-on-workers); a caller's own
     // `envDropped` (a resumed session's, inherited) is replaced by what this start dropped.
     const { envDropped: _inherited, ...rest } = options;
@@ -297,7 +298,8 @@ export class SessionHandle {
    * update): resolves with the turn it starts; rejects (WorkflowUpdateFailedError) when the session
    * is not interactive, is closed, or the text is empty. A repeated `id` is accepted once.
    */
-  send(text: string, opts: { id?: string; steer?: boolean } = {}): Promise<{ turnId: string; duplicate: boolean }> {
+  async send(text: string, opts: { id?: string; steer?: boolean } = {}): Promise<{ turnId: string; duplicate: boolean }> {
+    checkPromptSize(text, 'text');
     return this.latest.executeUpdate(api.sendMessageUpdate, {
       args: [{ text, ...(opts.id ? { id: opts.id } : {}), ...(opts.steer ? { steer: true } : {}) }],
     });

@@ -6,7 +6,7 @@
  */
 import type { AssistantMessage, SessionEvent } from '../shared/events';
 import type { StreamEvent } from '../shared/stream-events';
-import { paint, renderMessage, type RenderOptions } from './render';
+import { paint, renderMessage, visible, type RenderOptions } from './render';
 
 export class LiveText {
   /** A message is streaming: message_start seen, message_stop not yet. */
@@ -34,7 +34,8 @@ export class LiveText {
         if (e.delta.type !== 'text_delta') return '';
         this.text += e.delta.text;
         if (e.delta.text) this.atLineStart = e.delta.text.endsWith('\n');
-        return e.delta.text;
+        // Escaped per delta: a control character is one UTF-16 unit, never split between deltas.
+        return visible(e.delta.text);
       }
       case 'message_stop':
         this.open = false;

@@ -16,6 +16,30 @@ export interface RenderOptions {
 
 const codes = { dim: 2, bold: 1, red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36 } as const;
 
+/**
+ * Control characters (C0 but tab and newline, a carriage return not before a newline, DEL, C1) and
+ * the bidirectional overrides, which could recolour, move the cursor, clear the screen or reorder
+ * what a person reads — a pending command disguised as another — shown as visible escapes
+ * (`\x1b[31m`). Everything the CLI prints for people from model or tool text goes through it.
+ */
+const CONTROL = /[\u0000-\u0008\u000b-\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+
+export function visible(s: string): string {
+  return s.replace(CONTROL, (ch) => {
+    if (ch === '\r') return '\\r';
+    const code = ch.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/** `x` with every string in it (keys too) made `visible`. */
+export function visibleDeep<T>(x: T): T {
+  if (typeof x === 'string') return visible(x) as T;
+  if (Array.isArray(x)) return x.map((v) => visibleDeep(v)) as T;
+  if (x && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [visible(k), visibleDeep(v)])) as T;
+  return x;
+}
+
 export function paint(on: boolean, code: keyof typeof codes, s: string): string {
   return on ? `\x1b[${codes[code]}m${s}\x1b[0m` : s;
 }
@@ -38,8 +62,9 @@ export function approvalCommands(sessionId: string, requestId: string): string {
   return `durable-agent approve ${sessionId} ${requestId} [--always]  |  durable-agent deny ${sessionId} ${requestId} [--message "why"]`;
 }
 
-/** Render one message as zero or more lines. */
-export function renderMessage(m: SessionEvent, opts: RenderOptions): string[] {
+/** Render one message as zero or more lines; its text shown with control characters escaped. */
+export function renderMessage(message: SessionEvent, opts: RenderOptions): string[] {
+  const m = visibleDeep(message);
   const c = opts.color;
   switch (m.type) {
     case 'system':
@@ -110,7 +135,8 @@ export function renderMessage(m: SessionEvent, opts: RenderOptions): string[] {
   }
 }
 
-export function renderSummary(r: ResultMessage, opts: RenderOptions): string[] {
+export function renderSummary(result: ResultMessage, opts: RenderOptions): string[] {
+  const r = visibleDeep(result);
   const c = opts.color;
   const tokens = r.usage.input_tokens + r.usage.cache_read_input_tokens + r.usage.output_tokens;
   const head = r.is_error

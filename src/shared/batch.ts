@@ -8,7 +8,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
 import { SEARCH_ATTRIBUTE_KEYS } from './api';
-import { parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
+import { checkPromptSize, parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
 import { screenSessionEnv } from './secret-env';
 import { refuseMcpSecrets } from './mcp';
 
@@ -73,6 +73,7 @@ export function parseJob(raw: unknown, opts: { index: number; batchId: string; p
     ...(screened.dropped.length ? { envDropped: screened.dropped } : {}),
   } as SessionOptions;
   try {
+    checkPromptSize(options.prompt);
     const config = parseSessionConfig({ ...options, sessionId: sessionIdFor(opts.batchId, id), batchId: opts.batchId });
     if (config.mcpServers) refuseMcpSecrets(config.mcpServers);
   } catch (e) {

@@ -11,6 +11,7 @@ import { HooksSettings } from './permissions/settings';
 import { PermissionMode } from './permission-mode';
 import { SandboxOption } from './sandbox';
 import { McpServersOption, refuseMcpSecretsAsRecorded } from './mcp';
+import { utf8Length } from './payload';
 
 export { ConfigError };
 
@@ -181,6 +182,26 @@ export const SessionConfig = sharedSchema('config.SessionConfig', () =>
 );
 export type SessionConfig = z.infer<typeof SessionConfig>;
 export type SessionOptions = z.input<typeof SessionConfig>;
+
+/**
+ * The largest prompt (or follow-up message) a client sends, in UTF-8 bytes: the session's start
+ * input must stay under the server's 2 MB payload limit with its other options and encoding.
+ */
+export const MAX_PROMPT_BYTES = 1024 * 1024;
+
+/** Refuse, before anything starts, a prompt over MAX_PROMPT_BYTES, with its size and the limit. */
+export function checkPromptSize(prompt: unknown, field = 'prompt'): void {
+  if (typeof prompt !== 'string') return;
+  // Cheap first: a UTF-8 character is at most 3 bytes per UTF-16 unit.
+  if (prompt.length * 3 <= MAX_PROMPT_BYTES) return;
+  const bytes = utf8Length(prompt);
+  if (bytes <= MAX_PROMPT_BYTES) return;
+  throw new ConfigError(
+    `${field}: ${bytes} bytes (${(bytes / 1024 / 1024).toFixed(1)} MiB) is over the limit of ${MAX_PROMPT_BYTES} bytes (1 MiB); ` +
+      'put large inputs in a file in the workspace and name it in the prompt',
+    field,
+  );
+}
 
 /** Validate session options, naming the first offending field ("maxTurns: expected number…"). */
 export function parseSessionConfig(input: unknown): SessionConfig {

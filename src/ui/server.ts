@@ -3,7 +3,9 @@
  * JSON API over our client, server-sent events for everything live, and the static page under
  * ./assets. Safe by default: it binds to 127.0.0.1 and checks the Host header (no DNS rebinding);
  * bound elsewhere it needs a token on every request; every action is a POST carrying the page's
- * CSRF token; the page renders transcript content as text only and its CSP forbids inline script.
+ * CSRF token *and* the action token, which no GET hands out (a command on this host that can fetch
+ * the page still cannot act); the page renders transcript content as text only and its CSP forbids
+ * inline script.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -23,6 +25,12 @@ export interface DashboardOptions {
   port?: number;
   /** Required on every request (cookie, `Authorization: Bearer`, or `?token=` once); required when `host` is not loopback. */
   token?: string;
+  /**
+   * Required on every action (POST), however the page was reached: the cookie the returned `url`
+   * sets when opened, or `Authorization: Bearer`. Default: `token` when given, else a random one per
+   * start. `durable-agent ui` keeps one in ~/.config/durable-agent/ui-token (ARCHITECTURE.md#dashboard).
+   */
+  actionToken?: string;
   /** The Temporal Web UI's base URL, for links to workflows (default http://localhost:8233). */
   temporalUiUrl?: string;
   /** How often live lists re-read visibility (ms; default 1,000). */
@@ -30,6 +38,7 @@ export interface DashboardOptions {
 }
 
 export interface Dashboard {
+  /** Opening it signs the browser in for actions (it carries the action token). */
   url: string;
   port: number;
   close(): Promise<void>;
@@ -57,6 +66,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   const host = opts.host ?? '127.0.0.1';
   const token = opts.token || undefined;
   checkBind(host, token);
+  const actionToken = token ?? (opts.actionToken || randomBytes(24).toString('base64url'));
   const data = new DashboardData(opts.client);
   const csrf = randomBytes(24).toString('base64url');
   const pollMs = opts.pollMs ?? 1_000;
@@ -89,16 +99,16 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     res.setHeader('referrer-policy', 'no-referrer');
     if (!allowedHost(req.headers.host)) return sendJson(res, 421, { error: `Host ${req.headers.host ?? '(none)'} is not served here` });
     const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
-    if (token) {
-      const given = tokenOf(req, url);
-      if (!given || !same(given, token))
-        return sendJson(res, 401, { error: 'a token is required: open the URL printed by `durable-agent ui`' });
-      if (url.searchParams.has('token') && req.method === 'GET') {
-        url.searchParams.delete('token');
-        res.setHeader('set-cookie', `da_token=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`);
-        res.writeHead(303, { location: url.pathname + url.search });
-        return void res.end();
-      }
+    const given = tokenOf(req, url);
+    const signedIn = given !== undefined && same(given, actionToken);
+    if (token && !signedIn) return sendJson(res, 401, { error: 'a token is required: open the URL printed by `durable-agent ui`' });
+    if (url.searchParams.has('token') && req.method === 'GET') {
+      if (!signedIn) return sendJson(res, 401, { error: 'wrong token: open the URL printed by `durable-agent ui`' });
+      // HttpOnly: the page's script never sees it; SameSite=Strict: no other site's page sends it.
+      url.searchParams.delete('token');
+      res.setHeader('set-cookie', `da_token=${encodeURIComponent(actionToken)}; HttpOnly; SameSite=Strict; Path=/`);
+      res.writeHead(303, { location: url.pathname + url.search });
+      return void res.end();
     }
     const parts = url.pathname
       .split('/')
@@ -110,7 +120,16 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
           throw new BadRequest(`path: bad escape in ${JSON.stringify(p)}`);
         }
       });
-    if (req.method === 'POST') return post(req, res, parts);
+    if (req.method === 'POST') {
+      // The page and its CSRF token are a GET away for anything on this host (a sandboxed command
+      // included); the action token is not (ARCHITECTURE.md#dashboard).
+      if (!signedIn)
+        return sendJson(res, 401, {
+          error:
+            'actions need the dashboard token: open the URL printed by `durable-agent ui` (its token is kept in ~/.config/durable-agent/ui-token)',
+        });
+      return post(req, res, parts);
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: `method ${req.method} not allowed` });
     const q = (k: string) => url.searchParams.get(k) ?? undefined;
 
@@ -134,7 +153,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       page: q('page'),
       pageSize: q('pageSize') ? Number(q('pageSize')) : undefined,
     });
-    if (kind === 'config' && !id) return sendJson(res, 200, { namespace: opts.client.namespace, temporalUi });
+    if (kind === 'config' && !id) return sendJson(res, 200, { namespace: opts.client.namespace, temporalUi, canAct: signedIn });
     if (kind === 'sessions' && !id) return sendJson(res, 200, await data.sessions(filter()));
     if (kind === 'sessions' && id === 'live' && !sub) {
       const f = filter();
@@ -347,7 +366,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${port}/${token ? `?token=${encodeURIComponent(token)}` : ''}`,
+    url: `http://${shownHost}:${port}/?token=${encodeURIComponent(actionToken)}`,
     port,
     close: () =>
       new Promise<void>((resolve) => {

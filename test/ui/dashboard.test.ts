@@ -21,10 +21,13 @@ const UI = { timeout: 60_000 };
 let browser: Browser;
 let dashboard: Dashboard;
 let base: string;
+/** The action token: what `durable-agent ui` keeps in ~/.config/durable-agent/ui-token. */
+let token: string;
 
 beforeAll(async () => {
   dashboard = await startDashboard({ client: h.client, port: 0, pollMs: 250 });
-  base = dashboard.url.replace(/\/$/, '');
+  base = `http://127.0.0.1:${dashboard.port}`;
+  token = new URL(dashboard.url).searchParams.get('token')!;
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -36,7 +39,8 @@ afterAll(async () => {
   await dashboard?.close();
 });
 
-async function openPage(url: string): Promise<{ page: Page; dialogs: string[]; errors: string[] }> {
+/** A new browser page on `url`, signed in for actions as the printed URL signs a browser in (unless `signIn: false`). */
+async function openPage(url: string, opts: { signIn?: boolean } = {}): Promise<{ page: Page; dialogs: string[]; errors: string[] }> {
   const page = await browser.newPage();
   const dialogs: string[] = [];
   const errors: string[] = [];
@@ -45,7 +49,7 @@ async function openPage(url: string): Promise<{ page: Page; dialogs: string[]; e
     void d.dismiss();
   });
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(url);
+  await page.goto(opts.signIn === false ? url : `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}`);
   return { page, dialogs, errors };
 }
 
@@ -298,7 +302,7 @@ test('bad input is refused by name: filters, fields, actions without the CSRF to
   });
   const form = await fetch(`${base}${url}/interrupt`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Bearer ${token}` },
     body: 'a=1',
   });
   expect(form.status).toBe(403);
@@ -311,6 +315,61 @@ test('bad input is refused by name: filters, fields, actions without the CSRF to
     req.on('error', reject);
   });
   expect(rebinding).toBe(421);
+  await page.close();
+});
+
+test('actions need the action token, which no GET hands out: the page and its CSRF token are not enough', async () => {
+  const handle = await h.start(
+    { name: `ui-token-${RUN}`, turns: [turn.tool('Bash', { command: 'echo approved-by-someone' }), turn.text('done')] },
+    { permissionMode: 'default' },
+  );
+  await waitFor('the pending request', async () => (await handle.pendingPermissions()).length === 1);
+  const url = `/api/session/${encodeURIComponent(handle.sessionId)}/permission`;
+  const answer = JSON.stringify({ requestId: 'perm-1', behavior: 'allow', always: true });
+  // What a command on this host did (issue 39): fetch the page, take its CSRF token, approve "always".
+  const html = await (await fetch(`${base}/s/${encodeURIComponent(handle.sessionId)}`)).text();
+  const csrf = /<meta name="csrf-token" content="([^"]+)"/.exec(html)![1]!;
+  const forged = await fetch(`${base}${url}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, origin: base },
+    body: answer,
+  });
+  expect(forged.status).toBe(401);
+  expect(((await forged.json()) as { error: string }).error).toMatch(
+    /^actions need the dashboard token: open the URL printed by `durable-agent ui`/,
+  );
+  for (const wrong of [{ authorization: 'Bearer wrong' }, { cookie: 'da_token=wrong' }] as Record<string, string>[]) {
+    const r = await fetch(`${base}${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, ...wrong },
+      body: answer,
+    });
+    expect(r.status).toBe(401);
+  }
+  expect((await fetch(`${base}/?token=wrong`, { redirect: 'manual' })).status).toBe(401);
+  expect(await handle.pendingPermissions()).toHaveLength(1);
+
+  // A browser that was not signed in sees the page read-only, and its Approve is refused the same way.
+  const { page, errors } = await openPage(`${base}/s/${encodeURIComponent(handle.sessionId)}`, { signIn: false });
+  await page.locator('#readonly').waitFor(UI);
+  const request = page.locator('[data-request="perm-1"]');
+  await request.waitFor(UI);
+  await request.getByRole('button', { name: 'Approve' }).click();
+  await waitFor('the refusal on the page', async () =>
+    /actions need the dashboard token/.test((await page.locator('#permission-outcome').textContent()) ?? ''),
+  );
+  expect(await handle.pendingPermissions()).toHaveLength(1);
+
+  // Opening the printed URL signs it in (an HttpOnly cookie the page's script cannot read); then Approve works.
+  await page.goto(dashboard.url);
+  expect(page.url()).toBe(`${base}/`);
+  expect(await page.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie)).toBe('');
+  await page.goto(`${base}/s/${encodeURIComponent(handle.sessionId)}`);
+  expect(await page.locator('#readonly').count()).toBe(0);
+  await request.getByRole('button', { name: 'Approve' }).click();
+  await waitFor('the approval outcome', async () => (await page.locator('#permission-outcome').textContent()) === 'perm-1 allowed');
+  expect((await handle.result()).subtype).toBe('success');
+  expect(errors).toEqual([]);
   await page.close();
 });
 

@@ -673,6 +673,13 @@
   }
   window.addEventListener('popstate', () => location.reload());
   api('/api/config')
-    .then((c) => (config = c))
+    .then((c) => {
+      config = c;
+      // Actions need the token the printed URL sets (ARCHITECTURE.md#dashboard); say so up front.
+      if (c.canAct === false)
+        document
+          .querySelector('header.top')
+          .append(h('span.readonly', { id: 'readonly', text: 'read-only: open the URL printed by durable-agent ui to act' }));
+    })
     .finally(route);
 })();
