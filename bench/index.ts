@@ -14,6 +14,7 @@
  *   npx tsx bench/read-tool.ts           10. CPU and time per Read call: shown whole, streamed
  *   npx tsx bench/model-client.ts        11. CPU per streamed model call: our client vs openai's
  *   npx tsx bench/worker-cpu.ts          12. CPU per turn by process and thread: ours vs the bare loop
+ *   npx tsx bench/permission-check.ts    13. a Bash call checked on a real parse: the parser, the added activity
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -37,6 +38,7 @@ const BENCHMARKS = [
   'read-tool',
   'model-client',
   'worker-cpu',
+  'permission-check',
 ];
 
 function main(): number {
