@@ -30,11 +30,11 @@ import { heartbeatEveryMs } from '../heartbeat';
 import { defaultToolOps, type ToolOps } from '../tools/ops';
 import { runCodeHook } from './code';
 import { directLaunch, runCommandHook, sandboxLauncher, type Launcher } from './command';
-import { hooksDigest, loadMergedSettings, SESSION_OPTIONS_FILE } from './settings-files';
+import { changedSettingsFiles, hooksDigest, loadMergedSettings, SESSION_OPTIONS_FILE, settingsFileDigests } from './settings-files';
 
 export { decisionFields, commandStdoutDecision, HOOK_TEXT_MAX_CHARS } from './output';
 export { HOOK_DEFAULT_TIMEOUT_S, directLaunch, sandboxLauncher, type Launcher, type Launch } from './command';
-export { readSettingsLayers, loadMergedSettings, settingsFilePath, hooksDigest } from './settings-files';
+export { readSettingsLayers, loadMergedSettings, settingsFilePath, hooksDigest, settingsFileDigests } from './settings-files';
 
 /** What a hook run says when the settings files' hooks are no longer the ones the session started with. */
 export const HOOKS_CHANGED_MESSAGE = 'settings files changed since the session started: hooks not run';
@@ -118,6 +118,23 @@ export function createHookActivities(deps: HookActivityDeps = {}): HookActivitie
 
     async loadSettings(input: LoadSettingsInput): Promise<LoadedSettings> {
       const homeDir = deps.homeDir ?? os.homedir();
+      const fileDigests = settingsFileDigests({ ...input, homeDir });
+      if (input.pinnedDigests) {
+        // A resumed session keeps the settings it started with while the files differ: none of
+        // their rules comes back (a file the model wrote may allow anything), nor is a file that no
+        // longer parses an error (ARCHITECTURE.md#hooks).
+        const changedFiles = changedSettingsFiles(input.pinnedDigests, fileDigests);
+        if (changedFiles.length > 0) {
+          return {
+            permissions: { allow: [], deny: [], ask: [], additionalDirectories: [] },
+            hookMatchers: {},
+            files: [],
+            ignoredKeys: [],
+            fileDigests,
+            changedFiles,
+          };
+        }
+      }
       const { merged, files } = settingsOrFail(() => loadMergedSettings({ ...input, homeDir }));
       const hookMatchers: LoadedSettings['hookMatchers'] = {};
       const add = (event: HookEvent, matcher: string | undefined) => {
@@ -140,6 +157,7 @@ export function createHookActivities(deps: HookActivityDeps = {}): HookActivitie
         },
         hookMatchers,
         hooksDigest: hooksDigest(merged.hooks),
+        fileDigests,
         files,
         ignoredKeys: merged.ignoredKeys,
       };
