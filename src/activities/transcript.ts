@@ -4,8 +4,9 @@
  * worker to answer it — and bounded to one payload by trimming old tool output.
  */
 import { Context } from '@temporalio/activity';
+import { QueryNotRegisteredError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { transcriptQuery } from '../shared/api';
+import { settingsQuery, transcriptQuery } from '../shared/api';
 import type { LoadedTranscript, LoadTranscriptInput, SessionStoreActivities } from '../shared/activities';
 import type { Message } from '../shared/messages';
 import { jsonBytes, MAX_PAYLOAD_BYTES } from '../shared/payload';
@@ -38,7 +39,13 @@ export function createSessionStoreActivities(): SessionStoreActivities {
           'TranscriptTooLarge',
         );
       }
-      return { messages: fitted, runId, trimmed };
+      // What a resume keeps while the settings files differ from these (ARCHITECTURE.md#hooks). A
+      // run without the query (a worker too old to answer it) has none to give: the files are read.
+      const settings = await handle.query(settingsQuery).catch((e: unknown) => {
+        if (e instanceof QueryNotRegisteredError) return null;
+        throw e;
+      });
+      return { messages: fitted, runId, trimmed, ...(settings ? { settings } : {}) };
     },
   };
 }

@@ -60,10 +60,12 @@ ${FLAGS_USAGE}
   the model writes them.
   Attached, Ctrl-C interrupts the current turn (then: detach, end, or keep watching).`;
 
-export const RESUME_USAGE = `usage: durable-agent resume ID [prompt] [--fork]
+export const RESUME_USAGE = `usage: durable-agent resume ID [prompt] [--fork] [--reload-settings]
 ${FLAGS_USAGE}
   Continues session ID's conversation with a new prompt (default: "${'Continue where you left off.'}").
-  Without --fork the session keeps its id (ID must have ended); with --fork it gets a new one.`;
+  Without --fork the session keeps its id (ID must have ended); with --fork it gets a new one.
+  Settings files that changed since the session started are reported (on stderr) and not applied:
+  the model may have written them. --reload-settings reads them anew.`;
 
 type SessionFlags = ReturnType<typeof parse<typeof SESSION_FLAGS>>['values'];
 
@@ -138,7 +140,11 @@ export async function runCommand(argv: string[]): Promise<number> {
 }
 
 export async function resumeCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parse(argv, { ...SESSION_FLAGS, fork: { type: 'boolean' } }, RESUME_USAGE);
+  const { values: v, positionals } = parse(
+    argv,
+    { ...SESSION_FLAGS, fork: { type: 'boolean' }, 'reload-settings': { type: 'boolean' } },
+    RESUME_USAGE,
+  );
   if (v.help) return (out(RESUME_USAGE), EXIT.ok);
   const [id, ...words] = positionals;
   if (!id) throw new UsageError(`a session id is required\n\n${RESUME_USAGE}`);
@@ -152,8 +158,16 @@ export async function resumeCommand(argv: string[]): Promise<number> {
       throw new UsageError(`session ${id} is still running: send it a message (durable-agent send) or resume it with --fork`);
     }
     const base = await startConfigOf(client, id);
-    const { sessionId: _s, startedAt: _t, resume: _r, forkSession: _f, batchId: _b, ...inherited } = base;
-    const options = { ...inherited, ...sessionOptions(v), prompt, resume: id, forkSession: Boolean(v.fork) } as SessionOptions;
+    // reloadSettings is this resume's choice alone: never inherited from the run resumed.
+    const { sessionId: _s, startedAt: _t, resume: _r, forkSession: _f, batchId: _b, reloadSettings: _l, ...inherited } = base;
+    const options = {
+      ...inherited,
+      ...sessionOptions(v),
+      prompt,
+      resume: id,
+      forkSession: Boolean(v.fork),
+      ...(v['reload-settings'] ? { reloadSettings: true } : {}),
+    } as SessionOptions;
     return startAndAttach(client, options, v);
   });
 }
@@ -257,7 +271,9 @@ export async function attach(session: SessionHandle, opts: { json: boolean; part
       else if (m.type === 'stream_event') process.stdout.write(live.write(m.event));
       else {
         process.stdout.write(live.breakLine());
-        for (const line of live.lines(m)) out(line);
+        // Warnings (settings files not applied, a sandbox that is off, …) are diagnostics: stderr.
+        const print = m.type === 'system' && m.subtype === 'warning' ? err : out;
+        for (const line of live.lines(m)) print(line);
       }
       if (m.type === 'result') code = m.is_error ? EXIT.error : EXIT.ok;
     }

@@ -130,6 +130,8 @@ export interface LoadedTranscript {
   runId: string;
   /** Old tool results trimmed so the transcript fits in one payload. */
   trimmed: number;
+  /** The settings that run used (its `settings` query); absent when it has none (recorded before settings, or before the query). */
+  settings?: import('./hooks').SessionSettings;
 }
 
 /** Runs on the model queue (any worker with a client): reading other sessions, for `resume`. */

@@ -10,6 +10,7 @@ import type { EventsPage, SessionEvent } from './events';
 import type { Message } from './messages';
 import type { ToolSpec } from './tools';
 import type { PendingPermission } from './approvals';
+import type { SessionSettings } from './hooks';
 
 export const WORKFLOW_TYPE = 'agentSession';
 /** A short workflow that lists the endpoint's models through the model worker (`Query.supportedModels()`). */
@@ -181,4 +182,6 @@ export const turnCountQuery = defineQuery<number>('turnCount');
 export const sessionViewQuery = defineQuery<SessionView>('state');
 export const eventsQuery = defineQuery<EventsPage, [{ after?: number; limit?: number }?]>('events');
 export const transcriptQuery = defineQuery<Message[], [{ start?: number; limit?: number }?]>('transcript');
+/** The settings the run uses (rules, hook matchers, the files' digests; never hook commands): what a resume keeps while the files differ. */
+export const settingsQuery = defineQuery<SessionSettings | null>('settings');
 export const promptQuery = defineQuery<PromptPage, [{ upTo: number; start: number; maxBytes: number; withTools: boolean }]>('prompt');

@@ -168,6 +168,12 @@ export const SessionConfig = sharedSchema('config.SessionConfig', () =>
        */
       resume: z.string().min(1).optional(),
       forkSession: z.boolean().default(false),
+      /**
+       * With `resume`: read the settings files anew even if they changed since the resumed session
+       * started. Without it, changed files are reported in a `system` warning and the session keeps
+       * the settings it started with (ARCHITECTURE.md#hooks).
+       */
+      reloadSettings: z.boolean().optional(),
       /** MCP servers by name (Claude Code's `.mcp.json` entries: stdio, http, sse), started on the tools worker (ARCHITECTURE.md#mcp). */
       mcpServers: McpServersOption.optional(),
       /** Run this session's tools on a specific queue, e.g. `agent-tools@host` where its workspace lives (ARCHITECTURE.md#tools-pinned-to-their-host). */

@@ -103,10 +103,38 @@ export interface LoadedSettings {
   /** SHA-256 over the command hooks found (event, matcher, command, timeout; never the commands
    *  themselves): hooks are a snapshot taken at start, and `runHooks` refuses files that differ. */
   hooksDigest?: string;
+  /** Every settings file the sources name → SHA-256 of its bytes, or `absent` (recorded at start, carried; compared on resume). */
+  fileDigests?: Record<string, string>;
+  /**
+   * Resume with `pinnedDigests`: the files that differ from them. Set only when some do, and then
+   * nothing else here comes from the files: the session keeps the settings it started with.
+   */
+  changedFiles?: string[];
   /** Files read, for the init event and messages. */
   files: string[];
   /** Top-level settings keys durable-agent does not use, reported as warnings. */
   ignoredKeys: { file: string; key: string }[];
+}
+
+/**
+ * The settings a session runs with, as recorded from `loadSettings` at start and carried in its
+ * state: rules and which events have hooks (never commands). A resumed session reads its previous
+ * run's through the `settings` query and keeps them while the files differ from `fileDigests`.
+ */
+export interface SessionSettings {
+  allow: string[];
+  deny: string[];
+  ask: string[];
+  additionalDirectories: string[];
+  hookMatchers: LoadedSettings['hookMatchers'];
+  /** A settings file said `disableBypassPermissionsMode: "disable"`. */
+  bypassDisabled?: boolean;
+  /** Fingerprint of the hooks found at start: runHooks refuses to run hooks that changed since. */
+  hooksDigest?: string;
+  /** A settings file's `defaultMode` (applied when the session chose none). */
+  defaultMode?: PermissionMode;
+  /** The files these settings were read from, by digest (`LoadedSettings.fileDigests`). */
+  fileDigests?: Record<string, string>;
 }
 
 export interface LoadSettingsInput {
@@ -115,6 +143,8 @@ export interface LoadSettingsInput {
   settingsFile?: string;
   /** Options-level hooks, merged into `hookMatchers`. */
   hooks: HooksSettings;
+  /** Resume: the files' digests the session started with; when the files differ, `changedFiles` says which and no settings are read. */
+  pinnedDigests?: Record<string, string>;
 }
 
 export interface HookActivities {

@@ -176,6 +176,7 @@ export function installHandlers(s: SessionControl): void {
     const last = events.length ? events[events.length - 1]!.seq : (opts?.after ?? -1);
     return { events, nextSeq: last, done: s.status === 'completed' && last >= state.nextSeq - 1 };
   });
+  setHandler(api.settingsQuery, () => state.settings);
   setHandler(api.transcriptQuery, (opts) => {
     const start = opts?.start ?? 0;
     return byteBoundedPage(state.messages.slice(start, start + (opts?.limit ?? state.messages.length)));

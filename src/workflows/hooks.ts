@@ -2,9 +2,11 @@
  * Firing hooks from the turn (ARCHITECTURE.md#hooks). The workflow knows, from `loadSettings`
  * at start, which events have hooks and their matchers — never their commands — so it calls
  * the `runHooks` activity only when one matches. Every hook run is an event in the stream; a hook
- * that fails or times out is a non-blocking error, never a dead session.
+ * that fails is a non-blocking error, never a dead session — except a PreToolUse hook that cannot
+ * run at all, which denies the call (the activity says so in `blockReason`; here, when the
+ * activity itself fails).
  */
-import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, patched } from '@temporalio/workflow';
 import { anyMatcherMatches, foldHookRuns, type HookActivities, type HookEvent, type HookPayload, type HookVerdict } from '../shared/hooks';
 import type { EventLog, LoopState } from './state';
 
@@ -13,6 +15,9 @@ export interface HookDeps {
   log: EventLog;
   hooks: HookActivities;
 }
+
+/** Marks runs where a failed `runHooks` activity denies the PreToolUse call instead of skipping its hooks. */
+export const HOOKS_FAIL_CLOSED_PATCH = 'pretooluse-hooks-fail-closed';
 
 /** Run the event's matching hooks; null when none matches (no activity is called). */
 export async function fireHooks(
@@ -44,10 +49,21 @@ export async function fireHooks(
     });
   } catch (e) {
     if (isCancellation(e) || !(e instanceof ActivityFailure)) throw e;
+    const why = e.cause?.message ?? e.message;
+    // A gate that could not run never lets the call through (ARCHITECTURE.md#hooks). Sessions
+    // recorded before this went on without their PreToolUse hooks; the marker is written only here.
+    if (event === 'PreToolUse' && patched(HOOKS_FAIL_CLOSED_PATCH)) {
+      log.emit({ type: 'system', subtype: 'warning', message: `PreToolUse hooks could not run; the call is denied: ${why}` });
+      return {
+        block: `The PreToolUse hooks could not run (${why}), so the call was denied: a guard hook that cannot run never lets a call through.`,
+        additionalContext: [],
+        systemMessages: [],
+      };
+    }
     log.emit({
       type: 'system',
       subtype: 'warning',
-      message: `${event} hooks could not run; continuing without them: ${e.cause?.message ?? e.message}`,
+      message: `${event} hooks could not run; continuing without them: ${why}`,
     });
     return null;
   }

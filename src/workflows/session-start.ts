@@ -5,7 +5,7 @@
 import { ApplicationFailure, patched } from '@temporalio/workflow';
 import type { McpActivities, SessionStoreActivities, SetupActivities, ToolActivities } from '../shared/activities';
 import { listMcpTools } from './mcp';
-import type { HookActivities, LoadedSettings, LoadSettingsInput } from '../shared/hooks';
+import type { HookActivities, LoadedSettings, LoadSettingsInput, SessionSettings } from '../shared/hooks';
 import { fireHooks } from './hooks';
 import { buildSystemPrompt } from '../shared/system-prompt';
 import { DURABLE_AGENT_VERSION } from '../shared/version';
@@ -30,23 +30,26 @@ export async function startSession(deps: {
 }): Promise<void> {
   const { state, log } = deps;
   const cfg = state.config;
+  /** The resumed run's settings, kept while the files differ from what they were read from. */
+  let resumed: SessionSettings | undefined;
   if (cfg.resume) {
     const loaded = await deps.store.loadTranscript({ sessionId: cfg.resume, excludeRunId: deps.runId });
     state.messages = [...loaded.messages, ...state.messages];
+    resumed = loaded.settings;
   }
   let all: ToolSpec[];
   if (cfg.setupInOneCall) {
     // One activity answers both: one task on the tools queue (ARCHITECTURE.md#session-start-in-one-step).
-    const prepared = await deps.setup.prepareSession(settingsInput(cfg));
+    const prepared = await deps.setup.prepareSession(settingsInput(cfg, resumed));
     all = prepared.tools;
-    applySettings(deps, prepared.settings);
+    applySettings(deps, prepared.settings, resumed);
   } else if (cfg.setupAtOnce) {
     // Both on the tools worker, neither needs the other: scheduled together, one round trip
     // (ARCHITECTURE.md#session-start-in-one-step). Settings always load, so no patch marker.
-    [all] = await Promise.all([deps.tools.listTools(), loadSettings(deps)]);
+    [all] = await Promise.all([deps.tools.listTools(), loadSettings(deps, resumed)]);
   } else {
     all = await deps.tools.listTools();
-    if (patched(SETTINGS_PATCH)) await loadSettings(deps);
+    if (patched(SETTINGS_PATCH)) await loadSettings(deps, resumed);
   }
   const mcpTools = await listMcpTools(deps);
   const extra = [todoWriteSpec, ...(cfg.requireDoneTool ? [taskCompleteSpec] : [])];
@@ -73,32 +76,61 @@ export async function startSession(deps: {
 const SETTINGS_PATCH = 'settings-and-hooks';
 
 /** Rules and hook matchers from the settings files on the tools worker (never their commands). */
-async function loadSettings(deps: { state: LoopState; log: EventLog; hooks: HookActivities }): Promise<void> {
-  applySettings(deps, await deps.hooks.loadSettings(settingsInput(deps.state.config)));
+async function loadSettings(deps: { state: LoopState; log: EventLog; hooks: HookActivities }, resumed?: SessionSettings): Promise<void> {
+  applySettings(deps, await deps.hooks.loadSettings(settingsInput(deps.state.config, resumed)), resumed);
 }
 
-function settingsInput(cfg: LoopState['config']): LoadSettingsInput {
+function settingsInput(cfg: LoopState['config'], resumed: SessionSettings | undefined): LoadSettingsInput {
+  // A resume compares the files with the digests its sessions started with, unless it asks to reload them.
+  const pinned = resumed?.fileDigests && !cfg.reloadSettings ? resumed.fileDigests : undefined;
   return {
     cwd: cfg.cwd,
     settingSources: cfg.settingSources,
     ...(cfg.settingsFile ? { settingsFile: cfg.settingsFile } : {}),
     hooks: cfg.hooks,
+    ...(pinned ? { pinnedDigests: pinned } : {}),
   };
 }
 
-function applySettings(deps: { state: LoopState; log: EventLog }, loaded: LoadedSettings): void {
+/** The `system` warning of a resume whose settings files changed: which, and what was done instead. */
+export function settingsChangedWarning(files: readonly string[]): string {
+  return (
+    `Settings files changed since this session started and were not applied: ${files.join(', ')}. ` +
+    'The session keeps the settings it started with (the model may have written these files); ' +
+    'resume with --reload-settings (reloadSettings: true) to read them anew.'
+  );
+}
+
+function applySettings(deps: { state: LoopState; log: EventLog }, loaded: LoadedSettings, resumed?: SessionSettings): void {
   const { state, log } = deps;
   const cfg = state.config;
   const rules = (list: { rule: string }[]) => list.map((r) => r.rule);
-  state.settings = {
-    allow: rules(loaded.permissions.allow),
-    deny: rules(loaded.permissions.deny),
-    ask: rules(loaded.permissions.ask),
-    additionalDirectories: loaded.permissions.additionalDirectories,
-    hookMatchers: loaded.hookMatchers,
-    ...(loaded.permissions.disableBypassPermissionsMode ? { bypassDisabled: true } : {}),
-    ...(loaded.hooksDigest ? { hooksDigest: loaded.hooksDigest } : {}),
-  };
+  // `changedFiles` comes only with the digests of a resumed run that recorded them (ARCHITECTURE.md#hooks).
+  const keep = loaded.changedFiles?.length && resumed ? resumed : undefined;
+  if (keep) log.emit({ type: 'system', subtype: 'warning', message: settingsChangedWarning(loaded.changedFiles!) });
+  state.settings = keep
+    ? { ...keep }
+    : {
+        allow: rules(loaded.permissions.allow),
+        deny: rules(loaded.permissions.deny),
+        ask: rules(loaded.permissions.ask),
+        additionalDirectories: loaded.permissions.additionalDirectories,
+        hookMatchers: loaded.hookMatchers,
+        ...(loaded.permissions.disableBypassPermissionsMode ? { bypassDisabled: true } : {}),
+        ...(loaded.hooksDigest ? { hooksDigest: loaded.hooksDigest } : {}),
+        ...(loaded.permissions.defaultMode ? { defaultMode: loaded.permissions.defaultMode } : {}),
+        ...(loaded.fileDigests ? { fileDigests: loaded.fileDigests } : {}),
+      };
+  if (keep) {
+    if (keep.bypassDisabled && state.permissionMode === 'bypassPermissions') {
+      const disabled = 'bypassPermissions is disabled by a settings file (disableBypassPermissionsMode: "disable")';
+      if (cfg.permissionMode === 'bypassPermissions')
+        throw ApplicationFailure.nonRetryable(`permissionMode ${disabled}`, 'InvalidSettings');
+      state.permissionMode = cfg.permissionMode;
+    }
+    if (keep.defaultMode && cfg.permissionMode === 'default') state.permissionMode = keep.defaultMode;
+    return;
+  }
   if (loaded.permissions.disableBypassPermissionsMode && state.permissionMode === 'bypassPermissions') {
     const disabled = 'bypassPermissions is disabled by a settings file (disableBypassPermissionsMode: "disable")';
     if (cfg.permissionMode === 'bypassPermissions') throw ApplicationFailure.nonRetryable(`permissionMode ${disabled}`, 'InvalidSettings');

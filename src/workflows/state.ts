@@ -12,7 +12,7 @@ import { toUuid, type ModelUsageEntry, type NewEvent, type ResultMessage, type S
 import { emptyUsage, type AssistantReply, type Message, type Usage } from '../shared/messages';
 import type { ToolSpec } from '../shared/tools';
 import type { PendingPermission, PermissionAnswer } from '../shared/approvals';
-import type { LoadedSettings } from '../shared/hooks';
+import type { SessionSettings } from '../shared/hooks';
 import { normalizePath } from '../shared/tools';
 import { sdkModelUsage, sdkToolInput, sdkUsage } from '../shared/sdk-shapes';
 import type { ExitReason } from './turn';
@@ -49,17 +49,7 @@ export function newTurnRecord(): TurnRecord {
 }
 
 /** What `loadSettings` returned at start: rules and which events have hooks (never commands). */
-export interface SessionSettings {
-  allow: string[];
-  deny: string[];
-  ask: string[];
-  additionalDirectories: string[];
-  hookMatchers: LoadedSettings['hookMatchers'];
-  /** A settings file said `disableBypassPermissionsMode: "disable"`. */
-  bypassDisabled?: boolean;
-  /** Fingerprint of the hooks found at start: runHooks refuses to run hooks that changed since. */
-  hooksDigest?: string;
-}
+export type { SessionSettings } from '../shared/hooks';
 
 export interface LoopState {
   schemaVersion: number;

@@ -88,6 +88,8 @@ test('only the named sources are read; missing files are fine', async () => {
     hookMatchers: {},
     // No command hooks is a configuration too: one added later must not run.
     hooksDigest: hooksDigest({}),
+    // No source names a file: nothing to compare on resume.
+    fileDigests: {},
     files: [],
     ignoredKeys: [],
   });

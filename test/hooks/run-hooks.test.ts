@@ -9,6 +9,7 @@ import path from 'node:path';
 import { CancelledFailure } from '@temporalio/common';
 import type { HookCallback, HookInput } from '../../src/shared/hook-callbacks';
 import { HOOK_TEXT_MAX_CHARS } from '../../src/activities/hooks';
+import { foldHookRuns } from '../../src/shared/hooks';
 import { parseSandboxOption } from '../../src/shared/sandbox';
 import { removeTempDirs, tempDir } from '../tools/helpers';
 import { waitFor } from '../helpers/wait';
@@ -358,4 +359,87 @@ test('nothing matches: no process is started and nothing is returned', async () 
     }),
   ).toEqual([]);
   expect(existsSync(path.join(cwd, 'ran'))).toBe(false);
+});
+
+describe('a PreToolUse hook that cannot run denies the call; other events and other exit codes do not block', () => {
+  const failures: [string, string, Partial<{ outcome: string; exitCode: number | null; error: string }>, number][] = [
+    [
+      'missing script (127)',
+      './no-such-script.sh',
+      { outcome: 'error', exitCode: 127, error: 'exited 127: command or script not found' },
+      0,
+    ],
+    [
+      'not executable (126)',
+      './not-exec.sh',
+      { outcome: 'error', exitCode: 126, error: 'exited 126: command or script not executable' },
+      0,
+    ],
+    ['killed by a signal', 'kill -9 $$', { outcome: 'error', exitCode: null, error: 'killed by SIGKILL' }, 0],
+    ['its timeout', 'sleep 30', { outcome: 'timeout', exitCode: null, error: 'timed out after 1 s; its process group was killed' }, 1],
+  ];
+
+  test.each(failures)('%s', async (_name, command, expected, timeout) => {
+    const cwd = await tempDir();
+    writeFileSync(path.join(cwd, 'not-exec.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+    const hooks = (event: string) => commandHooks(event, [{ command, ...(timeout ? { timeout } : {}) }]);
+    const [preRun] = await runHooks({
+      event: 'PreToolUse',
+      cwd,
+      sandbox: off,
+      matchValue: 'Bash',
+      payload: pre,
+      hooks: hooks('PreToolUse'),
+    });
+    expect(preRun).toMatchObject(expected);
+    expect(preRun!.blockReason).toBe(
+      `The PreToolUse hook PreToolUse #1 (session options) could not run (${expected.error}), so the call was denied: ` +
+        'a guard hook that cannot run never lets a call through.',
+    );
+    expect(foldHookRuns([preRun!]).block).toBe(preRun!.blockReason);
+    const post = { ...pre, tool_response: 'ok' };
+    const [postRun] = await runHooks({
+      event: 'PostToolUse',
+      cwd,
+      sandbox: off,
+      matchValue: 'Bash',
+      payload: post,
+      hooks: hooks('PostToolUse'),
+    });
+    expect(postRun).toMatchObject(expected);
+    expect(postRun!.blockReason).toBeUndefined();
+  });
+
+  test('exit 1 stays a non-blocking error; exit 2 blocks with stderr', async () => {
+    const cwd = await tempDir();
+    const runs = await runHooks({
+      event: 'PreToolUse',
+      cwd,
+      sandbox: off,
+      matchValue: 'Bash',
+      payload: pre,
+      hooks: commandHooks('PreToolUse', [{ command: 'exit 1' }, { command: 'echo no pushes >&2; exit 2' }]),
+    });
+    expect(runs.map((r) => [r.outcome, r.exitCode, r.blockReason])).toEqual([
+      ['error', 1, undefined],
+      ['blocked', 2, 'no pushes'],
+    ]);
+  });
+
+  test('a PreToolUse code hook past its timeout denies; a PostToolUse one does not', async () => {
+    const cwd = await tempDir();
+    const slow: HookCallback = () => new Promise(() => undefined);
+    const codeHooks = (event: 'PreToolUse' | 'PostToolUse') => ({ [event]: [{ hooks: [slow], timeout: 0.2 }] });
+    const [preRun] = await runHooks({ event: 'PreToolUse', cwd, matchValue: 'Bash', payload: pre }, { codeHooks: codeHooks('PreToolUse') });
+    expect(preRun).toMatchObject({
+      outcome: 'timeout',
+      blockReason: expect.stringMatching(/^The PreToolUse hook PreToolUse code hook #1 could not run \(timed out after 0.2 s\)/),
+    });
+    const [postRun] = await runHooks(
+      { event: 'PostToolUse', cwd, matchValue: 'Bash', payload: { ...pre, tool_response: 'ok' } },
+      { codeHooks: codeHooks('PostToolUse') },
+    );
+    expect(postRun).toMatchObject({ outcome: 'timeout' });
+    expect(postRun!.blockReason).toBeUndefined();
+  });
 });

@@ -5,7 +5,7 @@
  * test/sandbox/session.test.ts.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSandbox } from '../../src/activities/sandbox';
 import { createToolOps } from '../../src/activities/tools';
@@ -14,7 +14,8 @@ import { parseSandboxOption, type SandboxOptionInput } from '../../src/shared/sa
 import { processesNamed, removeTempDirs, tempDir } from '../tools/helpers';
 import { waitFor } from '../helpers/wait';
 import { removeVarTmpDirs, varTmpDir } from '../helpers/outside-tmp';
-import { commandHooks, runHooks } from './helpers';
+import type { HooksSettings } from '../../src/shared/hooks';
+import { commandHooks, runHooks, writeJson } from './helpers';
 
 jest.setTimeout(60_000);
 
@@ -25,22 +26,34 @@ afterAll(async () => {
 
 const pre = { tool_name: 'Write', tool_input: { file_path: 'x' }, tool_use_id: 'toolu_1' };
 
+/**
+ * A PreToolUse hook from the project's `.claude/settings.json` — a file the model could have
+ * written, so its hooks run in the sandbox (operator hooks do not: see the end of this file).
+ */
 function hook(
   cwd: string,
   command: string,
   sandbox: SandboxOptionInput,
   extra: { additionalDirectories?: string[]; timeout?: number } = {},
 ) {
+  projectHooks(cwd, commandHooks('PreToolUse', [{ command, ...(extra.timeout ? { timeout: extra.timeout } : {}) }]));
   return runHooks({
     event: 'PreToolUse',
     cwd,
     matchValue: 'Write',
     payload: pre,
     sandbox: parseSandboxOption(sandbox),
+    settingSources: ['project'],
     ...(extra.additionalDirectories ? { additionalDirectories: extra.additionalDirectories } : {}),
-    hooks: commandHooks('PreToolUse', [{ command, ...(extra.timeout ? { timeout: extra.timeout } : {}) }]),
   });
 }
+
+function projectHooks(cwd: string, hooks: HooksSettings): void {
+  writeJson(path.join(cwd, '.claude/settings.json'), { hooks });
+}
+
+/** A folder's entries besides the project's settings folder. */
+const entries = (dir: string) => readdirSync(dir).filter((e) => e !== '.claude');
 
 describe('other processes are invisible to a hook', () => {
   let victim: ChildProcess;
@@ -102,17 +115,15 @@ test('a timeout kills everything inside the sandbox', async () => {
 test("sandbox 'required' where bubblewrap does not work: the hook is an error, is not run, and PreToolUse blocks the tool", async () => {
   const ops = createToolOps({ sandbox: createSandbox({ bwrapPath: '/nonexistent/bwrap' }) });
   const cwd = await tempDir('da-hook-req-');
-  const input = {
-    cwd,
-    matchValue: 'Write',
-    sandbox: parseSandboxOption('required'),
-    hooks: {
-      ...commandHooks('PreToolUse', [{ command: 'touch ran-pre' }]),
-      ...commandHooks('PostToolUse', [{ command: 'touch ran-post' }]),
-    },
-  };
+  projectHooks(cwd, {
+    ...commandHooks('PreToolUse', [{ command: 'touch ran-pre' }]),
+    ...commandHooks('PostToolUse', [{ command: 'touch ran-post' }]),
+  });
+  const input = { cwd, matchValue: 'Write', sandbox: parseSandboxOption('required'), settingSources: ['project' as const] };
   const preRuns = await runHooks({ event: 'PreToolUse', payload: pre, ...input }, { ops });
-  expect(preRuns).toEqual([expect.objectContaining({ outcome: 'error', exitCode: null })]);
+  expect(preRuns).toEqual([
+    expect.objectContaining({ outcome: 'error', exitCode: null, hook: 'PreToolUse #1 (project .claude/settings.json)' }),
+  ]);
   expect(preRuns[0]!.error).toMatch(
     /^The command was not run: this session requires a sandbox \(sandbox: 'required'\) and none works on this worker: no executable bubblewrap at \/nonexistent\/bwrap/,
   );
@@ -121,8 +132,82 @@ test("sandbox 'required' where bubblewrap does not work: the hook is an error, i
   expect(postRuns).toEqual([expect.objectContaining({ outcome: 'error', exitCode: null })]);
   // A PostToolUse error is not a block: the tool already ran.
   expect(foldHookRuns(postRuns).block).toBeUndefined();
-  expect(readdirSync(cwd)).toEqual([]);
+  expect(entries(cwd)).toEqual([]);
   // The control: the same worker runs them unsandboxed under 'auto'.
   await runHooks({ event: 'PreToolUse', payload: pre, ...input, sandbox: parseSandboxOption('auto') }, { ops });
-  expect(readdirSync(cwd)).toEqual(['ran-pre']);
+  expect(entries(cwd)).toEqual(['ran-pre']);
+});
+
+describe('operator hooks run outside the sandbox and see their scripts; hooks from files the model could write stay inside', () => {
+  const denyJson = JSON.stringify({
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'the guard says no' },
+  });
+  /** A guard script that leaves a mark beside itself (only possible outside the sandbox) and denies. */
+  function guardScript(dir: string): string {
+    const script = path.join(dir, 'guard.sh');
+    writeFileSync(script, `#!/bin/sh\ntouch "${dir}/ran-$1"\necho '${denyJson}'\n`, { mode: 0o755 });
+    return script;
+  }
+  const deniedByGuard = { permissionDecision: 'deny', permissionDecisionReason: 'the guard says no' };
+
+  test('a script under /tmp: the session `hooks` option and a --settings file outside the workspace run it; project settings and a --settings file inside the workspace cannot and deny', async () => {
+    const scripts = await tempDir('da-hook-scripts-'); // under /tmp: the sandbox's /tmp is a private one
+    const script = guardScript(scripts);
+    const cwd = varTmpDir('da-hook-ws-');
+    const run = (extra: Record<string, unknown>) =>
+      runHooks({ event: 'PreToolUse', cwd, matchValue: 'Write', payload: pre, sandbox: parseSandboxOption('auto'), ...extra });
+
+    const fromOptions = await run({ hooks: commandHooks('PreToolUse', [{ command: `${script} options` }]) });
+    expect(fromOptions).toEqual([expect.objectContaining({ outcome: 'success', hook: 'PreToolUse #1 (session options)' })]);
+    expect(foldHookRuns(fromOptions)).toMatchObject(deniedByGuard);
+
+    const outsideFile = writeJson(path.join(scripts, 'operator-settings.json'), {
+      hooks: commandHooks('PreToolUse', [{ command: `${script} flag` }]),
+    });
+    const fromFlag = await run({ settingsFile: outsideFile });
+    expect(fromFlag).toEqual([expect.objectContaining({ outcome: 'success' })]);
+    expect(foldHookRuns(fromFlag)).toMatchObject(deniedByGuard);
+    expect(readdirSync(scripts).sort()).toEqual(['guard.sh', 'operator-settings.json', 'ran-flag', 'ran-options']);
+
+    projectHooks(cwd, commandHooks('PreToolUse', [{ command: `${script} project` }]));
+    const fromProject = await run({ settingSources: ['project'] });
+    expect(fromProject).toEqual([
+      expect.objectContaining({ outcome: 'error', exitCode: 127, hook: 'PreToolUse #1 (project .claude/settings.json)' }),
+    ]);
+    expect(foldHookRuns(fromProject).block).toMatch(
+      /^The PreToolUse hook PreToolUse #1 \(project \.claude\/settings\.json\) could not run \(exited 127: command or script not found\), so the call was denied/,
+    );
+
+    const insideFile = writeJson(path.join(cwd, 'my-settings.json'), {
+      hooks: commandHooks('PreToolUse', [{ command: `${script} inside` }]),
+    });
+    const fromInside = await run({ settingsFile: insideFile });
+    expect(fromInside).toEqual([expect.objectContaining({ outcome: 'error', exitCode: 127 })]);
+    expect(foldHookRuns(fromInside).block).toBeDefined();
+    expect(readdirSync(scripts)).not.toContain('ran-project');
+    expect(readdirSync(scripts)).not.toContain('ran-inside');
+  });
+
+  test("a script under ~/.claude/hooks (hidden in the sandbox): the worker's user settings run it; the same hook from project settings cannot and denies", async () => {
+    // Outside /tmp, so only the deny-read of ~/.claude can hide it from the sandbox.
+    const home = varTmpDir('da-hook-home-');
+    mkdirSync(path.join(home, '.claude/hooks'), { recursive: true });
+    const script = guardScript(path.join(home, '.claude/hooks'));
+    writeJson(path.join(home, '.claude/settings.json'), { hooks: commandHooks('PreToolUse', [{ command: `${script} user` }]) });
+    const cwd = varTmpDir('da-hook-ws-');
+    projectHooks(cwd, commandHooks('PreToolUse', [{ command: `${script} project` }]));
+    const ops = createToolOps({ sandbox: createSandbox({ home }) });
+    const run = (settingSources: ('user' | 'project')[]) =>
+      runHooks(
+        { event: 'PreToolUse', cwd, matchValue: 'Write', payload: pre, sandbox: parseSandboxOption('auto'), settingSources },
+        { ops, homeDir: home },
+      );
+    const fromUser = await run(['user']);
+    expect(fromUser).toEqual([expect.objectContaining({ outcome: 'success', hook: 'PreToolUse #1 (user ~/.claude/settings.json)' })]);
+    expect(foldHookRuns(fromUser)).toMatchObject(deniedByGuard);
+    const fromProject = await run(['project']);
+    expect(fromProject).toEqual([expect.objectContaining({ outcome: 'error', exitCode: 127 })]);
+    expect(foldHookRuns(fromProject).block).toMatch(/could not run \(exited 127: command or script not found\), so the call was denied/);
+    expect(readdirSync(path.join(home, '.claude/hooks')).sort()).toEqual(['guard.sh', 'ran-user']);
+  });
 });

@@ -5,7 +5,7 @@
  * sandbox settings (DURABLE_AGENT_SANDBOX / DURABLE_AGENT_BWRAP); a session picks one with
  * `toolsTaskQueue`. The unsandboxed worker is the control that shows each probe can see a leak.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
@@ -148,16 +148,23 @@ test("sandbox 'required' on a worker without bubblewrap refuses Bash and runs no
   expect(existsSync(path.join(ws, 'ran'))).toBe(false);
 });
 
-/** One session on `worker`'s queue with a UserPromptSubmit command hook; returns its hook_response events. */
+/**
+ * One session on `worker`'s queue with a UserPromptSubmit command hook in the project's
+ * `.claude/settings.json` — a file the model could have written, so the hook runs in the sandbox
+ * (operator hooks run outside it: test/hooks/gates.test.ts); returns its hook_response events.
+ */
 async function hookOn(
   worker: keyof typeof workers,
   command: string,
   cwd: string,
   extra: { turns?: ReturnType<typeof turn.text>[]; hooks?: HooksSettings } = {},
 ) {
+  const hooks = extra.hooks ?? { UserPromptSubmit: [{ hooks: [{ type: 'command' as const, command }] }] };
+  mkdirSync(path.join(cwd, '.claude'), { recursive: true });
+  writeFileSync(path.join(cwd, '.claude/settings.json'), JSON.stringify({ hooks }));
   const run = await h.run(
     { name: `sandbox-hook-${n++}`, turns: extra.turns ?? [turn.text('done')] },
-    { cwd, toolsTaskQueue: workers[worker].queue, hooks: extra.hooks ?? { UserPromptSubmit: [{ hooks: [{ type: 'command', command }] }] } },
+    { cwd, toolsTaskQueue: workers[worker].queue, settingSources: ['project'] },
   );
   expect(run.result).toMatchObject({ subtype: 'success' });
   return { responses: run.messages.filter((m): m is HookResponseMessage => m.type === 'system' && m.subtype === 'hook_response'), run };
@@ -199,5 +206,5 @@ test("sandbox 'required' on a worker without bubblewrap: a PreToolUse hook is an
   expect(results).toEqual([
     expect.objectContaining({ is_error: true, content: expect.stringMatching(/^Blocked by a PreToolUse hook: The command was not run/) }),
   ]);
-  expect(readdirSync(ws)).toEqual([]);
+  expect(readdirSync(ws)).toEqual(['.claude']);
 });

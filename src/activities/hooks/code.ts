@@ -5,7 +5,7 @@
  */
 import type { HookCallback, HookInput } from '../../shared/hook-callbacks';
 import type { HookRun } from '../../shared/hooks';
-import { HOOK_DEFAULT_TIMEOUT_S } from './command';
+import { couldNotRun, HOOK_DEFAULT_TIMEOUT_S } from './command';
 import { decisionFields } from './output';
 
 export interface CodeHookRequest {
@@ -38,7 +38,12 @@ export async function runCodeHook(req: CodeHookRequest): Promise<HookRun> {
   );
   try {
     const answer = await Promise.race([req.callback(req.input, req.toolUseId, { signal: abort.signal }), timedOut, cancelled]);
-    if (answer === 'timeout') return run({ outcome: 'timeout', exitCode: null, error: `timed out after ${timeoutS} s` });
+    if (answer === 'timeout') {
+      // As for a command hook: a PreToolUse guard that did not answer denies the call.
+      const error = `timed out after ${timeoutS} s`;
+      const block = req.input.hook_event_name === 'PreToolUse' ? { blockReason: couldNotRun(req.name, error) } : {};
+      return run({ outcome: 'timeout', exitCode: null, error, ...block });
+    }
     if (answer === 'cancelled') return run({ outcome: 'error', exitCode: null, error: 'cancelled' });
     if (answer === undefined || answer === null) return run({ outcome: 'success', exitCode: null });
     if (typeof answer === 'object' && 'async' in answer && answer.async === true) return run({ outcome: 'success', exitCode: null });

@@ -100,8 +100,13 @@ export async function runCommandHook(
     timeoutMs: timeoutS * 1000,
     signal: req.signal,
   });
-  if (p.spawnError) return run({ outcome: 'error', exitCode: null, error: `could not be started (${p.spawnError})` });
-  if (p.timedOut) return run({ outcome: 'timeout', exitCode: null, error: `timed out after ${timeoutS} s; its process group was killed` });
+  // A hook that could not run (not started, not found, not executable, timed out, killed) decided
+  // nothing: for PreToolUse that denies the call — a guard that cannot run never waves it through.
+  const cannotRun = (r: Omit<HookRun, 'hook' | 'durationMs'> & { error: string }) =>
+    run(req.event === 'PreToolUse' ? { ...r, blockReason: couldNotRun(req.name, r.error) } : r);
+  if (p.spawnError) return cannotRun({ outcome: 'error', exitCode: null, error: `could not be started (${p.spawnError})` });
+  if (p.timedOut)
+    return cannotRun({ outcome: 'timeout', exitCode: null, error: `timed out after ${timeoutS} s; its process group was killed` });
   if (p.aborted) return run({ outcome: 'error', exitCode: null, error: 'cancelled; its process group was killed' });
   if (p.exitCode === 2) {
     const reason = p.stderr.trim();
@@ -113,8 +118,17 @@ export async function runCommandHook(
     return run({ outcome: 'success', exitCode: 0, ...(decision ? { output: decision.output } : {}) });
   }
   // Described without the command's output: stdout/stderr of a failing hook may hold anything.
-  const error = p.exitCode === null ? `killed by ${p.exitSignal ?? 'a signal'}` : `exited ${p.exitCode}`;
-  return run({ outcome: 'error', exitCode: p.exitCode, error });
+  if (p.exitCode === null) return cannotRun({ outcome: 'error', exitCode: null, error: `killed by ${p.exitSignal ?? 'a signal'}` });
+  // sh's own codes: the command (or its script) was not found (127) or could not be executed (126).
+  if (p.exitCode === 127) return cannotRun({ outcome: 'error', exitCode: 127, error: 'exited 127: command or script not found' });
+  if (p.exitCode === 126) return cannotRun({ outcome: 'error', exitCode: 126, error: 'exited 126: command or script not executable' });
+  // Any other code is the hook's own answer, a non-blocking error as in Claude Code.
+  return run({ outcome: 'error', exitCode: p.exitCode, error: `exited ${p.exitCode}` });
+}
+
+/** What the model is told when a PreToolUse hook could not run: which hook, and why. */
+export function couldNotRun(hook: string, why: string): string {
+  return `The PreToolUse hook ${hook} could not run (${why}), so the call was denied: a guard hook that cannot run never lets a call through.`;
 }
 
 interface Spawned {

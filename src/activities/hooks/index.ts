@@ -5,7 +5,9 @@
  * `loadSettings` reads and merges the settings files once at session start. Only decisions and
  * matchers come back; commands and outputs stay here (ARCHITECTURE.md#secrets-stay-on-workers).
  */
+import { realpathSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CodeHooks, HookInput } from '../../shared/hook-callbacks';
 import {
@@ -27,12 +29,12 @@ import {
 import { heartbeatEveryMs } from '../heartbeat';
 import { defaultToolOps, type ToolOps } from '../tools/ops';
 import { runCodeHook } from './code';
-import { runCommandHook, sandboxLauncher, type Launcher } from './command';
-import { hooksDigest, loadMergedSettings, SESSION_OPTIONS_FILE } from './settings-files';
+import { directLaunch, runCommandHook, sandboxLauncher, type Launcher } from './command';
+import { changedSettingsFiles, hooksDigest, loadMergedSettings, SESSION_OPTIONS_FILE, settingsFileDigests } from './settings-files';
 
 export { decisionFields, commandStdoutDecision, HOOK_TEXT_MAX_CHARS } from './output';
 export { HOOK_DEFAULT_TIMEOUT_S, directLaunch, sandboxLauncher, type Launcher, type Launch } from './command';
-export { readSettingsLayers, loadMergedSettings, settingsFilePath, hooksDigest } from './settings-files';
+export { readSettingsLayers, loadMergedSettings, settingsFilePath, hooksDigest, settingsFileDigests } from './settings-files';
 
 /** What a hook run says when the settings files' hooks are no longer the ones the session started with. */
 export const HOOKS_CHANGED_MESSAGE = 'settings files changed since the session started: hooks not run';
@@ -47,7 +49,11 @@ export interface HookActivityDeps {
   ops?: ToolOps;
   /** The worker's home for the `user` settings file (default: HOME, read at each call). */
   homeDir?: string;
-  /** How a hook command is spawned (default: in the session's sandbox, through `ops.sandbox`, as Bash). */
+  /**
+   * How a hook command from a file the model could have written (project, local, or any settings
+   * file inside the session's writable folders) is spawned. Default: in the session's sandbox,
+   * through `ops.sandbox`, as Bash. Operator hooks always run outside it (ARCHITECTURE.md#hooks).
+   */
   launch?: Launcher;
 }
 
@@ -89,7 +95,7 @@ export function createHookActivities(deps: HookActivityDeps = {}): HookActivitie
                     signal,
                   },
                   ops,
-                  launch,
+                  p.operator ? directLaunch : launch,
                 )
               : runCodeHook({
                   name: p.name,
@@ -112,6 +118,23 @@ export function createHookActivities(deps: HookActivityDeps = {}): HookActivitie
 
     async loadSettings(input: LoadSettingsInput): Promise<LoadedSettings> {
       const homeDir = deps.homeDir ?? os.homedir();
+      const fileDigests = settingsFileDigests({ ...input, homeDir });
+      if (input.pinnedDigests) {
+        // A resumed session keeps the settings it started with while the files differ: none of
+        // their rules comes back (a file the model wrote may allow anything), nor is a file that no
+        // longer parses an error (ARCHITECTURE.md#hooks).
+        const changedFiles = changedSettingsFiles(input.pinnedDigests, fileDigests);
+        if (changedFiles.length > 0) {
+          return {
+            permissions: { allow: [], deny: [], ask: [], additionalDirectories: [] },
+            hookMatchers: {},
+            files: [],
+            ignoredKeys: [],
+            fileDigests,
+            changedFiles,
+          };
+        }
+      }
       const { merged, files } = settingsOrFail(() => loadMergedSettings({ ...input, homeDir }));
       const hookMatchers: LoadedSettings['hookMatchers'] = {};
       const add = (event: HookEvent, matcher: string | undefined) => {
@@ -134,6 +157,7 @@ export function createHookActivities(deps: HookActivityDeps = {}): HookActivitie
         },
         hookMatchers,
         hooksDigest: hooksDigest(merged.hooks),
+        fileDigests,
         files,
         ignoredKeys: merged.ignoredKeys,
       };
@@ -172,7 +196,8 @@ function hooksChangedRun(event: HookEvent): HookRun {
 }
 
 type Planned =
-  | { kind: 'command'; name: string; command: string; timeoutS?: number }
+  /** `operator`: runs outside the sandbox (see `isOperatorHook`). */
+  | { kind: 'command'; name: string; command: string; timeoutS?: number; operator: boolean }
   | { kind: 'code'; name: string; callback: NonNullable<CodeHooks[HookEvent]>[number]['hooks'][number]; timeoutS?: number };
 
 /** The hooks of one event whose matcher matches, each named for the stream; a command listed twice runs once. */
@@ -187,6 +212,7 @@ function planHooks(
   const label = (m: string | undefined) => `${input.event}${m ? `[${m}]` : ''}`;
   for (const m of commandMatchers) {
     if (!anyMatcherMatches([m.matcher], input.matchValue)) continue;
+    const operator = isOperatorHook(m, input, homeDir);
     for (const h of m.hooks) {
       if (seen.has(h.command)) continue;
       seen.add(h.command);
@@ -195,6 +221,7 @@ function planHooks(
         name: `${label(m.matcher)} #${planned.length + 1} (${sourceLabel(m.source, m.file, input.cwd, homeDir)})`,
         command: h.command,
         timeoutS: h.timeout,
+        operator,
       });
     }
   }
@@ -204,6 +231,35 @@ function planHooks(
       planned.push({ kind: 'code', name: `${label(m.matcher)} code hook #${planned.length + 1}`, callback, timeoutS: m.timeout });
   }
   return planned;
+}
+
+/**
+ * Operator hooks run outside the Bash sandbox, as Claude Code runs every hook: the session's
+ * `hooks` option, the worker's user settings and a `--settings` file — unless that file lies
+ * where the session may write (cwd, additionalDirectories, the sandbox's allowWrite), for then
+ * the model could have written it. Project and local settings are in cwd: their hooks stay in the
+ * sandbox. Why (ARCHITECTURE.md#hooks): an operator's hook must see its own script (under /tmp,
+ * under ~/.claude/hooks — both hidden in the sandbox), and a guard that cannot run denies.
+ */
+function isOperatorHook(m: SourcedHookMatcher, input: RunHooksInput, homeDir: string): boolean {
+  if (m.source === 'session') return true;
+  if (m.source !== 'user' && m.source !== 'flag') return false;
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  const file = real(m.file);
+  const sandbox = input.sandbox;
+  const expand = (d: string) => (d === '~' || d.startsWith('~/') ? homeDir + d.slice(1) : path.resolve(input.cwd, d));
+  const writable = [
+    input.cwd,
+    ...(input.additionalDirectories ?? []),
+    ...(sandbox && typeof sandbox === 'object' ? sandbox.filesystem.allowWrite.map(expand) : []),
+  ].map(real);
+  return !writable.some((dir) => file === dir || file.startsWith(`${dir}/`));
 }
 
 function sourceLabel(source: SettingsSource, file: string, cwd: string, homeDir: string): string {

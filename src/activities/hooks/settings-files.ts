@@ -73,6 +73,40 @@ export function readSettingsLayers(input: SettingsFilesInput): { layers: Setting
   return { layers, files };
 }
 
+/** What `settingsFileDigests` records for a file that is not there. */
+export const ABSENT = 'absent';
+
+/**
+ * SHA-256 of every settings file the session's sources name, or `absent` — a file the model
+ * creates later (`.claude/settings.local.json`) counts as a change. Raw bytes, before parsing: a
+ * file that no longer parses is a change too, never a failure (ARCHITECTURE.md#hooks).
+ */
+export function settingsFileDigests(input: SettingsFilesInput): Record<string, string> {
+  const homeDir = input.homeDir ?? os.homedir();
+  const sources = new Set<SettingsSource>(input.settingSources);
+  if (input.settingsFile !== undefined) sources.add('flag');
+  const out: Record<string, string> = {};
+  for (const source of ['user', 'project', 'local', 'flag'] as const) {
+    if (!sources.has(source)) continue;
+    const file = settingsFilePath(source, { cwd: input.cwd, homeDir, settingsFile: input.settingsFile })!;
+    let digest = ABSENT;
+    try {
+      digest = createHash('sha256').update(readFileSync(file)).digest('hex');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') digest = `unreadable:${code ?? 'error'}`;
+    }
+    out[file] = digest;
+  }
+  return out;
+}
+
+/** Files whose digest differs between two records (either side missing a file counts). */
+export function changedSettingsFiles(then: Record<string, string>, now: Record<string, string>): string[] {
+  const files = new Set([...Object.keys(then), ...Object.keys(now)]);
+  return [...files].filter((f) => then[f] !== now[f]).sort();
+}
+
 /** Read and merge; throws SettingsError. */
 export function loadMergedSettings(input: SettingsFilesInput): { merged: MergedSettings; files: string[] } {
   const { layers, files } = readSettingsLayers(input);
