@@ -334,6 +334,7 @@ describe('when bubblewrap does not work', () => {
       available: false,
       detail: 'no executable bubblewrap at /nonexistent/bwrap (DURABLE_AGENT_BWRAP)',
       defaultMode: 'auto',
+      network: { available: true, detail: expect.stringMatching(/^socat \S+ \(\/.*socat\)$/), defaultNetwork: 'on' },
     });
   });
 
