@@ -13,10 +13,10 @@ COPY src src
 RUN npm run build
 
 # Run: production dependencies only, the compiled package, and what the tools need on the host
-# (ripgrep for Grep, bubblewrap for the Bash sandbox, git for sessions that use it).
+# (ripgrep for Grep, bubblewrap and socat for the Bash sandbox and its network proxy, git for sessions that use it).
 FROM node:20.19.5-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ripgrep bubblewrap git ca-certificates \
+ && apt-get install -y --no-install-recommends ripgrep bubblewrap socat git ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production

@@ -1,7 +1,8 @@
 /**
  * Benchmark 5 — what the Bash sandbox costs per call: the real Bash tool running `true`,
- * unsandboxed vs in bubblewrap with the host's network vs in bubblewrap with a network namespace
- * of its own (docs/ARCHITECTURE.md#bash-sandbox). The three alternate call by call, so load drift
+ * unsandboxed vs in bubblewrap with each network mode — the host's network, loopback only, and
+ * 'on' / allowedDomains, where socat bridges to the worker's filtering proxy before the command
+ * starts (docs/ARCHITECTURE.md#bash-sandbox). The variants alternate call by call, so load drift
  * hits all alike; the first `--warmup` rounds are left out. No Temporal server: the figure is the
  * tool's own time, which is what the sandbox adds to every Bash activity.
  *
@@ -21,8 +22,10 @@ import { load, machine, median, percentile, table } from './lib';
 
 const VARIANTS: { name: string; sandbox: SandboxOptionInput }[] = [
   { name: 'unsandboxed', sandbox: 'off' },
-  { name: 'sandboxed, network on', sandbox: { network: 'on' } },
-  { name: 'sandboxed, network off', sandbox: { network: 'off' } },
+  { name: "sandboxed, network 'host' (no isolation)", sandbox: { network: 'host' } },
+  { name: "sandboxed, network 'off' (loopback only)", sandbox: { network: 'off' } },
+  { name: "sandboxed, network 'on' (proxy bridge; default)", sandbox: { network: 'on' } },
+  { name: 'sandboxed, allowedDomains', sandbox: { network: { allowedDomains: ['registry.npmjs.org'] } } },
 ];
 
 export async function sandboxOverhead(opts: { calls: number; warmup: number }): Promise<void> {
@@ -30,6 +33,7 @@ export async function sandboxOverhead(opts: { calls: number; warmup: number }): 
   const sandbox = createSandbox();
   const status = await sandbox.status();
   if (!status.available) throw new Error(`bubblewrap does not work here: ${status.detail}`);
+  if (!status.network?.available) throw new Error(`the network proxy cannot run here: ${status.network?.detail}`);
   const ops = createToolOps({ sandbox, attempts: createAttemptJournal(path.join(dir, 'journal')) });
   const registry = createToolRegistry();
   const times: number[][] = VARIANTS.map(() => []);
@@ -64,7 +68,7 @@ export async function sandboxOverhead(opts: { calls: number; warmup: number }): 
   }
   const base = median(times[0]!);
   const f = (x: number) => x.toFixed(1);
-  console.log(`\nBash \`true\` per call, ${opts.calls} calls each (alternating), ${status.detail}`);
+  console.log(`\nBash \`true\` per call, ${opts.calls} calls each (alternating), ${status.detail}, ${status.network.detail}`);
   console.log(`${machine()}; ${loadBefore} before, ${load()} after\n`);
   console.log(
     table([

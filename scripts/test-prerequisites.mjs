@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The programs `npm test` needs besides Node: ripgrep (the Grep tool), bubblewrap (the Bash
-// sandbox), tmux (the terminal the batch progress test draws in) and Debian's chromium (the dashboard's
+// The programs `npm test` needs besides Node: ripgrep (the Grep tool), bubblewrap and socat (the Bash
+// sandbox and its network bridge), tmux (the terminal the batch progress test draws in) and Debian's chromium (the dashboard's
 // browser tests, driven by playwright-core, which downloads no browser of its own). Run by `npm test` before
 // anything else, so a fresh clone either gets them or stops
 // at once with one line saying how, instead of failing tests one by one. As root with apt-get
@@ -13,6 +13,7 @@ import { appendFileSync } from 'node:fs';
 const REQUIRED = [
   { command: 'rg', pkg: 'ripgrep', why: 'the Grep tool' },
   { command: 'bwrap', pkg: 'bubblewrap', why: 'the Bash sandbox' },
+  { command: 'socat', pkg: 'socat', why: "the Bash sandbox's bridge to its network proxy" },
   { command: 'chromium', pkg: 'chromium', why: 'the dashboard browser tests' },
   { command: 'tmux', pkg: 'tmux', why: 'the batch progress display test (a real terminal)' },
 ];

@@ -18,21 +18,84 @@ const MODE_SETTINGS: Record<SandboxMode, { enabled: boolean; failIfUnavailable?:
   off: { enabled: false },
 };
 
-const ALLOWLIST_REFUSED =
-  'a host allowlist is not supported yet: it needs a filtering proxy, which this version does not run. ' +
-  "Use network 'on' or 'off' (an empty list means 'off').";
+/**
+ * One `allowedDomains` entry, parsed: `host` (any port), `*.host` (any subdomain of host, not host
+ * itself), either with `:port` (that port only), an IPv6 address in brackets (`[::1]:5432`).
+ * docs/ARCHITECTURE.md#bash-sandbox says how entries are matched.
+ */
+export interface AllowedDomain {
+  /** Lower case, without brackets or a trailing dot; for a wildcard, the part after `*.`. */
+  host: string;
+  wildcard: boolean;
+  port?: number;
+}
+
+const LABELS = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/;
+const IPV6 = /^[0-9a-f:.]+$/;
+
+/** The entry parsed, or why it is not one (pure). */
+export function parseAllowedDomain(entry: string): AllowedDomain | string {
+  const bad = `'${entry}' is not a host, *.host or host:port (e.g. registry.npmjs.org, *.github.com, localhost:5432)`;
+  let rest = entry.trim().toLowerCase();
+  let port: number | undefined;
+  let host: string;
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(rest);
+  if (bracketed) {
+    host = bracketed[1]!;
+    if (!IPV6.test(host) || !host.includes(':')) return bad;
+    if (bracketed[2] !== undefined) port = Number(bracketed[2]);
+  } else if ((rest.match(/:/g) ?? []).length > 1) {
+    // A bare IPv6 address: no port can follow it unbracketed.
+    if (!IPV6.test(rest)) return bad;
+    host = rest;
+  } else {
+    const colon = rest.lastIndexOf(':');
+    if (colon >= 0) {
+      if (!/^\d+$/.test(rest.slice(colon + 1))) return bad;
+      port = Number(rest.slice(colon + 1));
+      rest = rest.slice(0, colon);
+    }
+    host = rest.replace(/\.$/, '');
+  }
+  if (port !== undefined && !(port >= 1 && port <= 65535)) return `'${entry}': port must be 1 to 65535`;
+  const wildcard = host.startsWith('*.');
+  if (wildcard) host = host.slice(2);
+  if (!host.includes(':') && !LABELS.test(host)) return bad;
+  if (wildcard && host.includes(':')) return bad;
+  return { host, wildcard, ...(port !== undefined ? { port } : {}) };
+}
+
+/** A host as a client names it (`Example.COM.`, `[::1]`) in the form entries are compared in. */
+export function normalizeHost(host: string): string {
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
+}
 
 /**
- * `'on'`, `'off'`, or Claude Code's `{allowedDomains: [...]}`. A host allowlist needs a filtering
- * proxy between the sandbox and the network; until one exists a non-empty list is refused by name
- * rather than silently widened to 'on' or narrowed to 'off'. Checked by hand: a zod union would
- * report "invalid input" instead of which rule failed.
+ * The first entry that allows `host:port`, or undefined (pure). `host` is the name the command
+ * asked for, before any DNS lookup: `localhost:5432` allows `localhost`, not `127.0.0.1`.
+ */
+export function matchAllowedDomain(host: string, port: number, entries: readonly AllowedDomain[]): AllowedDomain | undefined {
+  const h = normalizeHost(host);
+  return entries.find((e) => (e.port === undefined || e.port === port) && (e.wildcard ? h.endsWith(`.${e.host}`) : h === e.host));
+}
+
+/** `'host'`, `'on'`, `'off'` or an allowlist; see SandboxSettings.network. */
+export type SandboxNetworkSetting = 'host' | 'on' | 'off' | { allowedDomains: string[] };
+
+/**
+ * `'on'`, `'off'`, `'host'`, or Claude Code's `{allowedDomains: [...]}` (an empty list is
+ * `'off'`). Checked by hand: a zod union would report "invalid input" instead of which rule
+ * failed; each bad entry is named by its index.
  */
 const SandboxNetwork = sharedSchema(
   'sandbox.SandboxNetwork',
   () =>
-    z.unknown().transform((v, ctx): 'on' | 'off' => {
-      if (v === 'on' || v === 'off') return v;
+    z.unknown().transform((v, ctx): SandboxNetworkSetting => {
+      if (v === 'on' || v === 'off' || v === 'host') return v;
       if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
         const keys = Object.keys(v);
         const list = (v as { allowedDomains?: unknown }).allowedDomains;
@@ -41,14 +104,22 @@ const SandboxNetwork = sharedSchema(
           ctx.addIssue({ code: 'custom', path: [unknownKey], message: `unknown option '${unknownKey}' (only allowedDomains)` });
         } else if (!Array.isArray(list) || !list.every((d) => typeof d === 'string')) {
           ctx.addIssue({ code: 'custom', path: ['allowedDomains'], message: 'expected an array of host names' });
-        } else if (list.length > 0) {
-          ctx.addIssue({ code: 'custom', path: ['allowedDomains'], message: ALLOWLIST_REFUSED });
-        } else return 'off';
+        } else {
+          let ok = true;
+          list.forEach((d, i) => {
+            const parsed = parseAllowedDomain(d);
+            if (typeof parsed === 'string') {
+              ok = false;
+              ctx.addIssue({ code: 'custom', path: ['allowedDomains', i], message: parsed });
+            }
+          });
+          if (ok) return list.length === 0 ? 'off' : { allowedDomains: [...list] };
+        }
         return z.NEVER;
       }
-      ctx.addIssue({ code: 'custom', message: "expected 'on', 'off' or {allowedDomains: [...]}" });
+      ctx.addIssue({ code: 'custom', message: "expected 'on', 'off', 'host' or {allowedDomains: [...]}" });
       return z.NEVER;
-    }) as unknown as z.ZodType<'on' | 'off', 'on' | 'off' | { allowedDomains: string[] }>,
+    }) as unknown as z.ZodType<SandboxNetworkSetting, SandboxNetworkSetting>,
 );
 
 const PathList = sharedSchema('sandbox.PathList', () => z.array(z.string().min(1)).default([]));
@@ -61,7 +132,10 @@ export const SandboxSettings = sharedSchema('sandbox.SandboxSettings', () =>
         .boolean()
         .default(false)
         .describe('Refuse Bash when no sandbox works on the worker, instead of running it unsandboxed.'),
-      network: SandboxNetwork.default('on').describe("'on' (the host's network) or 'off' (a network namespace of its own: loopback only)."),
+      network: SandboxNetwork.default('on').describe(
+        "'on' (outside hosts through a filtering proxy, none of the worker host's own services), " +
+          "{allowedDomains: [...]} (only those), 'off' (loopback only) or 'host' (the host's network: outside the walls).",
+      ),
       excludedCommands: z
         .array(z.string().min(1))
         .default([])
@@ -112,6 +186,24 @@ export interface SandboxStatus {
   detail: string;
   /** The mode of sessions that give no `sandbox` setting on this worker. */
   defaultMode: SandboxMode;
+  /** Network isolation on this worker (absent from workers older than 'host'). */
+  network?: SandboxNetworkStatus;
+}
+
+/** What a network setting asks for, without the list. */
+export type SandboxNetworkKind = 'host' | 'on' | 'off' | 'allowlist';
+
+export function networkKind(network: SandboxNetworkSetting): SandboxNetworkKind {
+  return typeof network === 'object' ? 'allowlist' : network;
+}
+
+export interface SandboxNetworkStatus {
+  /** Whether 'on' and allowedDomains work (the proxy bridge runs); where not, those sessions get no network at all. */
+  available: boolean;
+  /** `socat 1.7.4.4 (/usr/bin/socat)`, or why not. */
+  detail: string;
+  /** The network of sessions that give no `sandbox` setting on this worker. */
+  defaultNetwork: SandboxNetworkKind;
 }
 
 /** Characters that make a command more than one simple command, or redirect it. */
@@ -141,9 +233,10 @@ export function sandboxInitWarning(
   specs: readonly { name: string; sandbox?: SandboxStatus }[],
 ): string | undefined {
   const status = specs.find((s) => s.name === 'Bash')?.sandbox;
-  if (!status || status.available) return undefined;
+  if (!status) return undefined;
   const mode = session ? sandboxMode(session) : status.defaultMode;
   if (mode === 'off') return undefined;
+  if (status.available) return networkWarning(session, status.network);
   if (mode === 'required') {
     return `Bash will be refused in this session: it requires a sandbox (sandbox: 'required') and none works on the tools worker: ${status.detail}.`;
   }
@@ -152,4 +245,23 @@ export function sandboxInitWarning(
     "Commands can read the worker's files and write wherever its user can. Install bubblewrap on the worker, " +
     "or set sandbox: 'required' to refuse Bash instead."
   );
+}
+
+/** A sandboxed session's warning about its network, or undefined (docs/ARCHITECTURE.md#bash-sandbox). */
+function networkWarning(session: SandboxSettings | undefined, net: SandboxNetworkStatus | undefined): string | undefined {
+  if (!net) return undefined;
+  const kind = session ? networkKind(session.network) : net.defaultNetwork;
+  if (kind === 'host') {
+    return (
+      "Bash shares the tools worker's network in this session (sandbox.network 'host'): commands can reach every service " +
+      'on that host, the Temporal server included. This is outside the sandbox walls.'
+    );
+  }
+  if ((kind === 'on' || kind === 'allowlist') && !net.available) {
+    return (
+      `Bash has NO network in this session: the sandbox's network proxy cannot run on the tools worker (${net.detail}), ` +
+      "so commands get loopback only, as with network 'off'. Install socat on the worker."
+    );
+  }
+  return undefined;
 }

@@ -6,9 +6,8 @@
  * `toolsTaskQueue`. The unsandboxed worker is the control that shows each probe can see a leak.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { turn } from '../../src/testing/scripted-model';
 import type { HookResponseMessage } from '../../src/shared/events';
 import type { HooksSettings } from '../../src/shared/hooks';
@@ -20,7 +19,7 @@ jest.setTimeout(180_000);
 
 const CANARY = `sk-live-canary-${process.pid}-${Date.now()}`;
 let h: Harness;
-const workers: Record<'auto' | 'netOff' | 'noBwrap' | 'off', { queue: string; proc: WorkerProcess }> = {} as never;
+const workers: Record<'auto' | 'netHost' | 'noBwrap' | 'off', { queue: string; proc: WorkerProcess }> = {} as never;
 const dirs: string[] = [];
 
 beforeAll(async () => {
@@ -28,7 +27,7 @@ beforeAll(async () => {
   h = await startHarness({ roles: ['workflow', 'model'] });
   const specs = {
     auto: {},
-    netOff: { DURABLE_AGENT_SANDBOX: '{"network":"off"}' },
+    netHost: { DURABLE_AGENT_SANDBOX: '{"network":"host"}' },
     noBwrap: { DURABLE_AGENT_SANDBOX: 'required', DURABLE_AGENT_BWRAP: '/nonexistent/bwrap' },
     off: { DURABLE_AGENT_SANDBOX: 'off' },
   };
@@ -76,7 +75,9 @@ function outsideDir(prefix: string): string {
 }
 
 test("the worker's start-up line says whether Bash will be sandboxed", () => {
-  expect(workers.auto.proc.output()).toMatch(/sandbox: bubblewrap \S+ \(\S*bwrap\), sessions default to 'auto';( [^;]+;)? ready/);
+  expect(workers.auto.proc.output()).toMatch(
+    /sandbox: bubblewrap \S+ \(\S*bwrap\), sessions default to 'auto', network proxy through socat \S+ \(\S*socat\), sessions default to network 'on';( [^;]+;)? ready/,
+  );
   expect(workers.noBwrap.proc.output()).toContain(
     "sandbox: UNAVAILABLE (no executable bubblewrap at /nonexistent/bwrap (DURABLE_AGENT_BWRAP)) — Bash runs unsandboxed in 'auto' " +
       "sessions and is refused in 'required' ones; sessions default to 'required';",
@@ -116,26 +117,20 @@ test('a command cannot write outside its workspace: a path, a symlink, `..`', as
   expect(readdirSync(outside).sort()).toEqual(['a', 'b', 'c']);
 });
 
-test("network 'off' cannot reach a loopback port; 'on' can", async () => {
-  let connections = 0;
-  const server = net.createServer((s) => {
-    connections++;
-    s.end('hello\n');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as net.AddressInfo).port;
-  try {
-    const command = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`;
-    const off = await bashOn('netOff', command);
-    expect(off).toMatchObject({ is_error: true });
-    expect(off.content).toMatch(/Connection refused/);
-    expect(connections).toBe(0);
-    const on = await bashOn('auto', command);
-    expect(on.content).toBe('hello');
-    expect(connections).toBe(1);
-  } finally {
-    await new Promise<void>((r) => server.close(() => r()));
-  }
+test("by default a session's Bash cannot reach the Temporal frontend it runs under: not raw, not through the proxy, not with the temporal CLI", async () => {
+  const [host, port] = [h.address.slice(0, h.address.lastIndexOf(':')), h.address.slice(h.address.lastIndexOf(':') + 1)];
+  const temporal = path.join(homedir(), '.cache/durable-agent/bin/temporal');
+  expect(existsSync(temporal)).toBe(true);
+  const command =
+    `bash -c 'echo > /dev/tcp/${host}/${port}' && echo RAW-CONNECTED; ` +
+    `curl -sS --max-time 5 -p telnet://${host}:${port} </dev/null && echo PROXY-CONNECTED; ` +
+    `timeout 20 ${temporal} workflow list --address ${h.address} --limit 1 -o json >/dev/null 2>&1 && echo CLI-LISTED; echo end`;
+  const sandboxed = await bashOn('auto', command);
+  expect(sandboxed.content).toMatch(/Connection refused[^]*CONNECT tunnel failed, response 403[^]*\nend$/);
+  expect(sandboxed.content).not.toMatch(/RAW-CONNECTED|PROXY-CONNECTED|CLI-LISTED/);
+  // The control: with network 'host' (outside the walls) each of them gets through.
+  const control = await bashOn('netHost', command);
+  expect(control.content).toMatch(/RAW-CONNECTED[^]*CLI-LISTED\nend$/);
 });
 
 test("sandbox 'required' on a worker without bubblewrap refuses Bash and runs nothing", async () => {

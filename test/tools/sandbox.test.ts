@@ -3,10 +3,12 @@
  * Each boundary is checked against its unsandboxed control, so a sandbox that lets it through
  * fails here. bubblewrap must be installed (the test set-up installs it).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as fs from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import * as path from 'node:path';
 import { createToolOps } from '../../src/activities/tools';
 import { createSandbox } from '../../src/activities/sandbox';
@@ -137,32 +139,175 @@ describe('reads everywhere except deny paths', () => {
   });
 });
 
-describe('network', () => {
-  let server: net.Server;
-  let port: number;
-  let connections = 0;
+describe('network: the host is out of reach', () => {
+  /** Stand-ins for the Temporal frontend, the dashboard and the model endpoint: counting raw TCP listeners on every address. */
+  const listeners: { name: string; server: net.Server; port: number; hits: number }[] = [];
+  let web: http.Server;
+  let webPort: number;
+  let webHits = 0;
+  const abstractName = `da-sbx-abstract-${process.pid}-${Date.now()}`;
+  /** A service on an abstract Unix socket (no file: only a shared network namespace reaches it). */
+  let abstract: ChildProcess;
+  const open = new Set<net.Socket>();
+  /** The machine's own non-loopback addresses (IPv4 and IPv6), where the listeners also answer. */
+  const ownAddresses = Object.values(os.networkInterfaces())
+    .flat()
+    .filter((i): i is os.NetworkInterfaceInfo => !!i && !i.internal && !i.address.startsWith('fe80'))
+    .map((i) => i.address);
+  const hits = () => listeners.reduce((n, l) => n + l.hits, 0) + webHits;
+
   beforeAll(async () => {
-    server = net.createServer((s) => {
-      connections++;
-      s.end('hello from the host\n');
+    for (const name of ['temporal frontend', 'dashboard', 'model endpoint']) {
+      const l = { name, server: net.createServer(), port: 0, hits: 0 };
+      l.server.on('connection', (s) => {
+        open.add(s);
+        l.hits++;
+        s.end(`hello from the ${name}\n`);
+      });
+      // '::' with dual stack: 127.0.0.1, ::1 and every address of the host.
+      await new Promise<void>((r) => l.server.listen(0, '::', r));
+      l.port = (l.server.address() as net.AddressInfo).port;
+      listeners.push(l);
+    }
+    web = http.createServer((_req, res) => {
+      webHits++;
+      res.end('hello over http\n');
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as net.AddressInfo).port;
+    await new Promise<void>((r) => web.listen(0, '::', r));
+    webPort = (web.address() as net.AddressInfo).port;
+    abstract = spawn('socat', [`ABSTRACT-LISTEN:${abstractName},fork`, 'SYSTEM:echo hello from an abstract socket'], { stdio: 'ignore' });
+    expect(ownAddresses.length).toBeGreaterThan(0);
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
-  const connect = () => `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`;
-
-  test("'off': a loopback port of the host cannot be reached", async () => {
-    const before = connections;
-    const out = await bash(connect(), { network: 'off' });
-    expect(out).toMatchObject({ isError: true, structured: { sandboxed: true } });
-    expect(out.content).toMatch(/Connection refused/);
-    expect(connections).toBe(before);
+  afterAll(async () => {
+    abstract.kill('SIGKILL');
+    for (const s of open) s.destroy();
+    web.closeAllConnections();
+    for (const s of [...listeners.map((l) => l.server), web]) await new Promise<void>((r) => s.close(() => r()));
   });
 
-  test("'on': it can", async () => {
-    const out = await bash(connect(), { network: 'on' });
-    expect(out).toMatchObject({ content: 'hello from the host', isError: false, structured: { sandboxed: true } });
+  /** Every way a command might try a host port: raw TCP (bash's /dev/tcp) and through the proxy (curl), by name and by number. */
+  function attempts(port: number): string[] {
+    // [::ffff:127.0.0.1] once got through: a URL spells it [::ffff:7f00:1], which the proxy missed.
+    const hosts = ['127.0.0.1', 'localhost', '127.0.0.2', '0.0.0.0', '[::1]', '[::]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]'];
+    hosts.push('2130706433', '0x7f000001', '127.1', '017700000001');
+    for (const a of ownAddresses) hosts.push(a.includes(':') ? `[${a}]` : a);
+    const raw = hosts.map((h) => `(exec 3<>/dev/tcp/${h.replace(/^\[|\]$/g, '')}/${port} && cat <&3)`);
+    const viaProxy = hosts.flatMap((h) => [`curl -sS --max-time 5 http://${h}:${port}/`, `curl -sS -p --max-time 5 http://${h}:${port}/`]);
+    return [...raw, ...viaProxy];
+  }
+
+  test("default ('on'): the host's ports on loopback and on its own addresses refuse, raw or through the proxy", async () => {
+    const before = hits();
+    for (const l of listeners) {
+      const out = await bash(`${attempts(l.port).join('; ')}; echo end`);
+      expect(out.structured).toMatchObject({ sandboxed: true });
+      expect(out.content).not.toContain('hello');
+      expect(out.content).toMatch(/end$/);
+      expect(out.content).toMatch(/Connection refused/);
+      expect(out.content).toMatch(/durable-agent sandbox: .* is the worker host itself/);
+    }
+    expect(hits()).toBe(before);
+    // The same attempts outside the walls ('host') reach them: the probes can see a leak.
+    const control = await bash(`(exec 3<>/dev/tcp/127.0.0.1/${listeners[0]!.port} && cat <&3); curl -sS http://[::1]:${webPort}/`, {
+      network: 'host',
+    });
+    expect(control.content).toBe(`hello from the ${listeners[0]!.name}\nhello over http`);
+  });
+
+  test('PostgreSQL on 127.0.0.1:5432 refuses from the sandbox and answers outside it', async () => {
+    const probe = 'exec 3<>/dev/tcp/127.0.0.1/5432 && echo connected';
+    const proxied = 'curl -sS -p --max-time 5 telnet://127.0.0.1:5432 </dev/null';
+    const inside = await bash(`(${probe}); ${proxied}; echo end`);
+    expect(inside.content).not.toContain('connected');
+    expect(inside.content).toMatch(/Connection refused[^]*CONNECT tunnel failed, response 403[^]*end$/);
+    expect((await bash(probe, { network: 'host' })).content).toBe('connected');
+  });
+
+  test('cloud metadata addresses and the host gateway are refused', async () => {
+    const out = await bash(
+      'curl -sS --max-time 5 http://169.254.169.254/latest/meta-data/; curl -sS --max-time 5 "http://[fd00:ec2::254]/"; ' +
+        'curl -sS --max-time 5 http://[fe80::1]/; (exec 3<>/dev/tcp/169.254.169.254/80); ip route; echo end',
+    );
+    expect(out.content.match(/is the worker host itself or a link-local\/metadata address/g)).toHaveLength(3);
+    // No route out of the namespace at all: only the proxy leads anywhere.
+    expect(out.content).toMatch(/Network is unreachable\nend$/);
+  });
+
+  test("/proc/net/tcp inside shows none of the host's listeners; an abstract Unix socket of the host is not there", async () => {
+    const hex = (p: number) => `:${p.toString(16).toUpperCase().padStart(4, '0')}`;
+    const cmd = `cat /proc/net/tcp /proc/net/tcp6; socat -u ABSTRACT-CONNECT:${abstractName} - ; echo end`;
+    const inside = await bash(cmd);
+    for (const l of listeners) expect(inside.content).not.toContain(hex(l.port));
+    expect(inside.content).not.toContain(hex(5432));
+    expect(inside.content).not.toContain('hello from an abstract socket');
+    const outside = await bash(cmd, { network: 'host' });
+    expect(outside.content).toContain(hex(listeners[0]!.port));
+    expect(outside.content).toContain('hello from an abstract socket');
+  });
+
+  test('allowedDomains: a named host:port connects, by that name only; nothing else does', async () => {
+    const [a, b] = listeners;
+    const own4 = ownAddresses.find((x) => net.isIPv4(x))!;
+    const settings = { network: { allowedDomains: [`127.0.0.1:${a!.port}`, `localhost:${webPort}`, `${own4}:${b!.port}`] } };
+    const out = await bash(
+      [
+        `curl -sS -p --max-time 5 telnet://127.0.0.1:${a!.port} </dev/null`,
+        `curl -sS --max-time 5 http://localhost:${webPort}/`,
+        `curl -sS -p --max-time 5 telnet://${own4}:${b!.port} </dev/null`,
+        // Not named: another port, the same port by another name, an outside host.
+        `curl -sS -p --max-time 5 telnet://127.0.0.1:${b!.port} </dev/null`,
+        `curl -sS --max-time 5 http://127.0.0.1:${webPort}/`,
+        'curl -sS --max-time 5 https://registry.npmjs.org/',
+        // Raw TCP still has no way out.
+        `(exec 3<>/dev/tcp/127.0.0.1/${a!.port} && cat <&3)`,
+        'echo end',
+      ].join('; '),
+      settings,
+    );
+    expect(out.content).toContain(`hello from the ${a!.name}`);
+    expect(out.content).toContain('hello over http');
+    expect(out.content).toContain(`hello from the ${b!.name}`);
+    expect(out.content.match(/not in the session's sandbox.network.allowedDomains|response 403/g)!.length).toBeGreaterThanOrEqual(3);
+    expect(out.content).toMatch(/Connection refused\nend$/);
+  });
+
+  test("'on' forwards to hosts that are not this machine (the gateway answers, here with a refusal)", async () => {
+    // No outside host is reachable from the test machine; the proxy reaching the gateway's
+    // closed port (a refusal from another host, not a 403 of ours) is as far as this can go.
+    const gw = execFileSync('ip', ['-4', 'route', 'show', 'default'], { encoding: 'utf8' }).match(/via (\S+)/)?.[1];
+    expect(gw).toBeDefined();
+    const out = await bash(`curl -sS --max-time 10 http://${gw}:9/; echo; cat /etc/resolv.conf | grep -c nameserver`);
+    expect(out.content).not.toMatch(/worker host itself/);
+    expect(out.content).toMatch(/durable-agent sandbox: connect (ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH)/);
+  });
+
+  test("'off' has loopback only: no proxy either", async () => {
+    const out = await bash(
+      `curl -sS --max-time 5 http://127.0.0.1:${webPort}/; env | grep -c '^https_proxy='; (exec 3<>/dev/tcp/127.0.0.1/${webPort})`,
+      {
+        network: 'off',
+      },
+    );
+    expect(out.content).toMatch(/Failed to connect to 127.0.0.1 port \d+[^]*\n0\n[^]*Connection refused/);
+  });
+
+  test("without socat, 'on' fails closed: sandboxed with loopback only, never the host's network", async () => {
+    const sandbox = createSandbox({ socatPath: null });
+    const ops = createToolOps({ sandbox });
+    const out = await bash(
+      `(exec 3<>/dev/tcp/127.0.0.1/${webPort}); curl -sS --max-time 5 http://127.0.0.1:${webPort}/; echo end`,
+      'auto',
+      {
+        ops,
+      },
+    );
+    expect(out).toMatchObject({ structured: { sandboxed: true } });
+    expect(out.content).toMatch(/Connection refused[^]*Failed to connect[^]*end$/);
+    expect((await sandbox.status()).network).toEqual({
+      available: false,
+      detail: 'no socat configured for this worker',
+      defaultNetwork: 'on',
+    });
   });
 });
 
@@ -189,6 +334,7 @@ describe('when bubblewrap does not work', () => {
       available: false,
       detail: 'no executable bubblewrap at /nonexistent/bwrap (DURABLE_AGENT_BWRAP)',
       defaultMode: 'auto',
+      network: { available: true, detail: expect.stringMatching(/^socat \S+ \(\/.*socat\)$/), defaultNetwork: 'on' },
     });
   });
 

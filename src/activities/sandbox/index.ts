@@ -12,12 +12,25 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants as fsConstants, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isExcludedCommand, parseSandboxOption, sandboxMode, type SandboxSettings, type SandboxStatus } from '../../shared/sandbox';
+import {
+  isExcludedCommand,
+  networkKind,
+  parseAllowedDomain,
+  parseSandboxOption,
+  sandboxMode,
+  type AllowedDomain,
+  type SandboxNetworkSetting,
+  type SandboxNetworkStatus,
+  type SandboxSettings,
+  type SandboxStatus,
+} from '../../shared/sandbox';
 import { isScrubbedEnvName, parseScrubList, SCRUB_ENV_VAR } from '../tools/env';
 import { findExecutable } from '../tools/which';
-import { bwrapArgs, expandPath, planMounts } from './mounts';
+import { bwrapArgs, expandPath, planMounts, type Mount } from './mounts';
+import { startNetworkProxy, type NetworkProxy } from './proxy';
 
 export { bwrapArgs, orderMounts, planMounts, type Mount } from './mounts';
+export { decide, isHostAddress, startNetworkProxy } from './proxy';
 
 export const BWRAP_ENV_VAR = 'DURABLE_AGENT_BWRAP';
 export const SANDBOX_ENV_VAR = 'DURABLE_AGENT_SANDBOX';
@@ -39,6 +52,8 @@ export const DEFAULT_DENY_READ = [
 export interface SandboxOptions {
   /** bubblewrap: a path, or a name looked up on PATH; null: none on this worker. Default: DURABLE_AGENT_BWRAP, else `bwrap`. */
   bwrapPath?: string | null;
+  /** socat, the bridge from the sandbox's loopback to the network proxy; null: none. Default: `socat` on PATH. */
+  socatPath?: string | null;
   /** Settings of sessions that give none. Default: DURABLE_AGENT_SANDBOX (a mode or JSON settings), else 'auto'. */
   defaults?: SandboxSettings;
   /** Hidden besides DEFAULT_DENY_READ and the key files. Default: DURABLE_AGENT_SANDBOX_DENY_READ (comma-separated). */
@@ -158,7 +173,7 @@ async function probe(bwrapPath: string | null, tmpRoot: string): Promise<{ avail
         { kind: 'tmp', path: '/tmp', source: dir },
         { kind: 'write', path: dir },
       ],
-      network: 'off',
+      network: 'own',
       cwd: dir,
       argv: ['true'],
     });
@@ -171,19 +186,79 @@ async function probe(bwrapPath: string | null, tmpRoot: string): Promise<{ avail
   }
 }
 
+/** Where the proxy's socket appears inside the sandbox: /dev is the sandbox's own tmpfs, so bubblewrap can create the mount point. */
+export const PROXY_SOCKET_IN_SANDBOX = '/dev/.durable-agent-proxy.sock';
+/** The bridge's port on the sandbox's own loopback (the namespace is the command's alone, so no clash). */
+export const PROXY_PORT = 3128;
+const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
+
+/** What a command through the proxy finds in its environment: every common spelling, and no bypass list. */
+export const PROXY_ENV: Record<string, string> = {
+  http_proxy: PROXY_URL,
+  HTTP_PROXY: PROXY_URL,
+  https_proxy: PROXY_URL,
+  HTTPS_PROXY: PROXY_URL,
+  all_proxy: PROXY_URL,
+  ALL_PROXY: PROXY_URL,
+  no_proxy: '',
+  NO_PROXY: '',
+};
+
+/**
+ * The sh script that runs first inside the sandbox: socat listens on the namespace's loopback and
+ * hands each connection to the proxy's socket; the script waits until it listens (reading
+ * /proc/net/tcp with builtins, no process per look), so the command's first connection finds it,
+ * then becomes the command. If socat never listens, the command runs anyway and finds no proxy:
+ * it fails closed, with no network.
+ */
+export function bridgeScript(socat: string): string {
+  const listening = `0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')} 0A`;
+  return (
+    `'${socat.replace(/'/g, "'\\''")}' TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${PROXY_SOCKET_IN_SANDBOX} ` +
+    `</dev/null >/dev/null 2>&1 &\n` +
+    `i=0; while [ $i -lt 20000 ]; do while read -r _ l _ s _; do [ "$l $s" = "${listening}" ] && break 2; done </proc/net/tcp; i=$((i+1)); done\n` +
+    'exec "$@"'
+  );
+}
+
+/** socat on this worker, learned once: without it 'on' and allowedDomains get no network at all. */
+async function probeSocat(socatPath: string | null): Promise<{ available: boolean; detail: string; socat?: string }> {
+  if (socatPath === null) return { available: false, detail: 'no socat configured for this worker' };
+  const socat = resolveBwrap(socatPath);
+  if (!socat) return { available: false, detail: `socat ('${socatPath}') is not on PATH; install Debian's socat` };
+  const r = await run(socat, ['-V']);
+  const version = /socat version (\S+)/.exec(r.stdout)?.[1];
+  if (r.code !== 0 || !version)
+    return { available: false, detail: `${socat} -V failed: ${r.stderr.trim().split('\n')[0] || `exit ${r.code}`}` };
+  return { available: true, detail: `socat ${version} (${socat})`, socat };
+}
+
+/** The proxy's key for a network setting: one proxy (and socket) per distinct policy, for the worker's life. */
+function policyKey(network: SandboxNetworkSetting): string {
+  return typeof network === 'object'
+    ? JSON.stringify([...new Set(network.allowedDomains.map((d) => d.trim().toLowerCase()))].sort())
+    : 'on';
+}
+
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const defaults = options.defaults ?? parseSandboxOption('auto');
   const uid = typeof process.getuid === 'function' ? process.getuid() : 'user';
   const tmpRoot = options.tmpRoot ?? path.join(os.tmpdir(), `durable-agent-sandbox-${uid}`);
   const home = options.home ?? os.homedir();
   const workerEnv = options.workerEnv ?? process.env;
+  // The proxies' sockets: this worker's own directory, hidden inside every sandbox, so a command
+  // can reach only the one socket bound in for its session's policy.
+  const netDir = path.join(tmpRoot, `net-${process.pid}`);
   let probed: Promise<{ available: boolean; detail: string; bwrap?: string }> | undefined;
+  let socatProbed: Promise<{ available: boolean; detail: string; socat?: string }> | undefined;
   let denied: string[] | undefined;
+  const proxies = new Map<string, Promise<NetworkProxy>>();
   const probeOnce = () => (probed ??= probe(options.bwrapPath === undefined ? 'bwrap' : options.bwrapPath, tmpRoot));
+  const socatOnce = () => (socatProbed ??= probeSocat(options.socatPath === undefined ? 'socat' : options.socatPath));
   const workerDenyRead = () =>
     (denied ??= [...DEFAULT_DENY_READ, ...(options.denyRead ?? [])]
       .map((p) => expandPath(p, { cwd: home, home }))
-      .concat(workerSecretFiles(workerEnv)));
+      .concat(workerSecretFiles(workerEnv), [netDir]));
 
   const privateTmp = (sessionId: string) => {
     const dir = path.join(tmpRoot, createHash('sha256').update(sessionId).digest('hex').slice(0, 20));
@@ -191,10 +266,30 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     return dir;
   };
 
+  const proxyFor = (network: 'on' | { allowedDomains: string[] }): Promise<NetworkProxy> => {
+    const key = policyKey(network);
+    let p = proxies.get(key);
+    if (!p) {
+      if (proxies.size === 0) {
+        mkdirSync(netDir, { recursive: true, mode: 0o700 });
+        process.once('exit', () => rmSync(netDir, { recursive: true, force: true }));
+      }
+      const socketPath = path.join(netDir, `${createHash('sha256').update(key).digest('hex').slice(0, 16)}.sock`);
+      rmSync(socketPath, { force: true });
+      const allowed = typeof network === 'object' ? network.allowedDomains.map((d) => parseAllowedDomain(d) as AllowedDomain) : undefined;
+      p = startNetworkProxy(socketPath, allowed ? { allowed } : {});
+      // A proxy that failed to start is retried by the next command, not cached as broken.
+      p.catch(() => proxies.delete(key));
+      proxies.set(key, p);
+    }
+    return p;
+  };
+
   return {
     async status() {
-      const p = await probeOnce();
-      return { available: p.available, detail: p.detail, defaultMode: sandboxMode(defaults) };
+      const [p, s] = await Promise.all([probeOnce(), socatOnce()]);
+      const network: SandboxNetworkStatus = { available: s.available, detail: s.detail, defaultNetwork: networkKind(defaults.network) };
+      return { available: p.available, detail: p.detail, defaultMode: sandboxMode(defaults), network };
     },
     async launch(req) {
       const settings = req.settings ?? defaults;
@@ -213,18 +308,32 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       }
       const at = { cwd: req.cwd, home };
       const fsSettings = settings.filesystem;
-      const mounts = await planMounts({
+      const mounts: Mount[] = await planMounts({
         cwd: req.cwd,
         writable: [...req.additionalDirectories, ...fsSettings.allowWrite].map((d) => expandPath(d, at)),
         denyWrite: fsSettings.denyWrite.map((d) => expandPath(d, at)),
         denyRead: [...workerDenyRead(), ...fsSettings.denyRead.map((d) => expandPath(d, at))],
         privateTmp: privateTmp(req.sessionId),
       });
+      const env: Record<string, string> = { TMPDIR: '/tmp', TMP: '/tmp', TEMP: '/tmp' };
+      let argv = req.argv;
+      const network = settings.network;
+      if (network === 'on' || typeof network === 'object') {
+        // Fails closed: without socat the command still runs sandboxed, with loopback only
+        // (the session was warned at init), never on the host's network.
+        const s = await socatOnce();
+        if (s.available && s.socat) {
+          const proxy = await proxyFor(network);
+          mounts.push({ kind: 'file', path: PROXY_SOCKET_IN_SANDBOX, source: proxy.socketPath });
+          argv = ['/bin/sh', '-c', bridgeScript(s.socat), 'sh', ...req.argv];
+          Object.assign(env, PROXY_ENV);
+        }
+      }
       return {
         kind: 'sandboxed',
         file: p.bwrap,
-        args: bwrapArgs({ mounts, network: settings.network, cwd: req.cwd, argv: req.argv }),
-        env: { TMPDIR: '/tmp', TMP: '/tmp', TEMP: '/tmp' },
+        args: bwrapArgs({ mounts, network: network === 'host' ? 'host' : 'own', cwd: req.cwd, argv }),
+        env,
       };
     },
   };
@@ -232,7 +341,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
 /** One line for the worker's start-up log. */
 export function describeSandbox(status: SandboxStatus): string {
-  if (status.available) return `sandbox: ${status.detail}, sessions default to '${status.defaultMode}'`;
+  if (status.available) {
+    const net = status.network;
+    const network = !net
+      ? ''
+      : net.available
+        ? `, network proxy through ${net.detail}, sessions default to network '${net.defaultNetwork}'`
+        : `, network proxy UNAVAILABLE (${net.detail}) — network 'on' and allowedDomains get loopback only, sessions default to network '${net.defaultNetwork}'`;
+    return `sandbox: ${status.detail}, sessions default to '${status.defaultMode}'${network}`;
+  }
   return (
     `sandbox: UNAVAILABLE (${status.detail}) — Bash runs unsandboxed in 'auto' sessions and is refused in 'required' ones; ` +
     `sessions default to '${status.defaultMode}'`

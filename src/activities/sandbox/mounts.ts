@@ -19,18 +19,20 @@ export type MountKind =
   /** An empty read-only directory over a denied one. */
   | 'hideDir'
   /** /dev/null over a denied file. */
-  | 'hideFile';
+  | 'hideFile'
+  /** A host file (the network proxy's Unix socket) at another path, read-only. */
+  | 'file';
 
 export interface Mount {
   kind: MountKind;
   /** Where it appears inside the sandbox (a real path on the host, except /tmp). */
   path: string;
-  /** The host directory, for `tmp`. */
+  /** The host directory, for `tmp`; the host file, for `file`. */
   source?: string;
 }
 
 /** Later kinds win on the same path: a path both writable and denied is denied. */
-const KIND_ORDER: MountKind[] = ['tmp', 'write', 'readOnly', 'hideDir', 'hideFile'];
+const KIND_ORDER: MountKind[] = ['tmp', 'write', 'readOnly', 'hideDir', 'hideFile', 'file'];
 
 function depth(p: string): number {
   return p.split('/').filter(Boolean).length;
@@ -47,7 +49,8 @@ export function orderMounts(mounts: readonly Mount[]): Mount[] {
 
 export interface BwrapArgsInput {
   mounts: readonly Mount[];
-  network: 'on' | 'off';
+  /** 'host': the host's network namespace (outside the walls); 'own': a namespace with loopback only. */
+  network: 'host' | 'own';
   cwd: string;
   argv: readonly string[];
 }
@@ -63,7 +66,9 @@ export function bwrapArgs({ mounts, network, cwd, argv }: BwrapArgsInput): strin
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    ...(network === 'off' ? ['--unshare-net'] : []),
+    // Every network mode but 'host' starts from a namespace with loopback only: the host's
+    // ports, its other addresses, its abstract Unix sockets and its /proc/net are not there.
+    ...(network === 'host' ? [] : ['--unshare-net']),
     // A worker running as root must not hand the command root's capabilities (remount, raw devices).
     '--cap-drop',
     'ALL',
@@ -94,6 +99,9 @@ export function bwrapArgs({ mounts, network, cwd, argv }: BwrapArgsInput): strin
         break;
       case 'hideFile':
         args.push('--ro-bind', '/dev/null', m.path);
+        break;
+      case 'file':
+        args.push('--ro-bind', m.source!, m.path);
         break;
     }
   }
