@@ -84,3 +84,29 @@ test('bypassPermissions writes settings files (the mode is outside every guard b
   expect(deniedMessages(run.messages)).toEqual([]);
   expect(readFileSync(file, 'utf8')).toBe(GRANT);
 });
+
+test('in the sandbox, Bash cannot rewrite or remove the project and local settings files', async () => {
+  const cwd = h.workspace();
+  mkdirSync(path.join(cwd, '.claude'));
+  const local = path.join(cwd, '.claude', 'settings.local.json');
+  const project = path.join(cwd, '.claude', 'settings.json');
+  writeFileSync(local, '{}');
+  writeFileSync(project, '{}');
+  const run = await h.run(
+    {
+      name: 'settings-bash',
+      turns: [
+        turn.tools([
+          { id: 'a', name: 'Bash', arguments: { command: `echo '${GRANT}' > .claude/settings.local.json` } },
+          { id: 'b', name: 'Bash', arguments: { command: 'rm -f .claude/settings.json; echo other > other.txt' } },
+        ]),
+        turn.text('done'),
+      ],
+    },
+    { cwd, permissionMode: 'bypassPermissions', sandbox: 'required' },
+  );
+  expect(run.result).toMatchObject({ subtype: 'success' });
+  expect(readFileSync(local, 'utf8')).toBe('{}');
+  expect(readFileSync(project, 'utf8')).toBe('{}');
+  expect(readFileSync(path.join(cwd, 'other.txt'), 'utf8')).toBe('other\n');
+});

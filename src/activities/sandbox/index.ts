@@ -36,6 +36,9 @@ export const BWRAP_ENV_VAR = 'DURABLE_AGENT_BWRAP';
 export const SANDBOX_ENV_VAR = 'DURABLE_AGENT_SANDBOX';
 export const SANDBOX_DENY_READ_ENV_VAR = 'DURABLE_AGENT_SANDBOX_DENY_READ';
 
+/** Settings files in the workspace that Bash never writes (relative to cwd). */
+export const PROJECT_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings.local.json'];
+
 /** Hidden from every sandboxed command, with the worker's key and settings files. */
 export const DEFAULT_DENY_READ = [
   '~/.ssh',
@@ -311,7 +314,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       const mounts: Mount[] = await planMounts({
         cwd: req.cwd,
         writable: [...req.additionalDirectories, ...fsSettings.allowWrite].map((d) => expandPath(d, at)),
-        denyWrite: fsSettings.denyWrite.map((d) => expandPath(d, at)),
+        // The session's project and local settings files stay read-only: a command must not grant the
+        // agent what its rules withhold (ARCHITECTURE.md#settings-the-model-cannot-rewrite). A file
+        // created later is caught on resume, where changed settings are not applied unasked.
+        denyWrite: [...fsSettings.denyWrite, ...PROJECT_SETTINGS_FILES].map((d) => expandPath(d, at)),
         denyRead: [...workerDenyRead(), ...fsSettings.denyRead.map((d) => expandPath(d, at))],
         privateTmp: privateTmp(req.sessionId),
       });
