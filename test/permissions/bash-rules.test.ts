@@ -29,6 +29,8 @@ async function decide(
   });
 }
 
+jest.setTimeout(120_000);
+
 const denyRm = (c: string) => decide(c, 'bypassPermissions', { deny: ['Bash(rm:*)'] });
 const echoLs = (c: string) => decide(c, 'dontAsk', { allow: ['Bash(echo:*)', 'Bash(ls:*)'] });
 
@@ -48,6 +50,31 @@ describe('the bypass corpus, decided', () => {
   test.each(SMUGGLE_CORPUS.map((c, i) => [i, c.replaceAll('{V}', `x${i}`)]))('echo/ls allow list refuses #%i: %s', async (_i, command) => {
     const d = await echoLs(command);
     expect(d.behavior).toBe('deny');
+  });
+});
+
+describe('the bypass corpus is real', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'da-bash-corpus-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Without rules, bash deletes every victim: each entry is an attack that works, not a string that merely looks like one.
+  test.each([
+    ['deny', DENY_CORPUS],
+    ['smuggle', SMUGGLE_CORPUS],
+  ] as const)('every %s entry deletes its victim when bash runs it without rules', async (_kind, corpus) => {
+    const kept: string[] = [];
+    for (const [i, template] of corpus.entries()) {
+      const victim = path.join(dir, `victim${i}`);
+      writeFileSync(victim, 'x');
+      spawnSync('bash', ['-c', template.replaceAll('{V}', `victim${i}`)], { cwd: dir, stdio: 'ignore', timeout: 10_000 });
+      // A process substitution may still be running when bash exits: give it a moment to act.
+      for (let t = 0; t < 50 && existsSync(victim); t++) await new Promise((r) => setTimeout(r, 100));
+      if (existsSync(victim)) kept.push(template);
+    }
+    expect(kept).toEqual([]);
   });
 });
 

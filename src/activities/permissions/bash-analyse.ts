@@ -87,6 +87,28 @@ const READS_INTO = new Set(['read', 'mapfile', 'readarray', 'getopts', 'printf',
 /** A static string that, used as a variable name or in arithmetic, runs a command: `a[$(cmd)]`. */
 const CODE_IN_SUBSCRIPT = /\[[^\]]*(\$\(|`|\$\{|<\(|>\()/;
 
+/**
+ * Builtins that take variable names, and which of their words are names: a name computed at run
+ * time can be `a[$(cmd)]`, whose subscript the builtin evaluates (`printf -v "$n" x` runs `cmd`).
+ */
+const NAME_ARGUMENTS: Record<string, 'all' | 'after -v'> = {
+  printf: 'after -v',
+  test: 'after -v',
+  '[': 'after -v',
+  read: 'all',
+  mapfile: 'all',
+  readarray: 'all',
+  getopts: 'all',
+  wait: 'all',
+  unset: 'all',
+  export: 'all',
+  declare: 'all',
+  local: 'all',
+  typeset: 'all',
+  readonly: 'all',
+};
+const COMPUTED_NAME = 'a variable name computed at run time can hold an array subscript that runs a command';
+
 export function basename(word: string): string {
   return word.slice(word.lastIndexOf('/') + 1);
 }
@@ -252,6 +274,10 @@ export class BashAnalyser {
       this.unknown(node.text, 'an array subscript in a variable name can run a command');
       return;
     }
+    if (args.some((a) => a.type !== 'variable_assignment' && a.type !== 'variable_name' && staticValue(a) === null)) {
+      this.unknown(node.text, COMPUTED_NAME);
+      return;
+    }
     const text = [name, ...args.map((a) => a.text)].join(' ');
     this.commands.push({ text: oneLine(node.text), allowForms: [text], denyForms: [] });
   }
@@ -264,6 +290,11 @@ export class BashAnalyser {
     const words: Word[] = [wordOf(nameInner), ...node.childrenForFieldName('argument').map(wordOf)];
     if (words.some((w) => w.value !== null && CODE_IN_SUBSCRIPT.test(w.value) && /\$\(|`/.test(w.value))) {
       this.unknown(node.text, 'a word holds an array subscript with a command in it, which builtins that take variable names run');
+      return;
+    }
+    const takes = NAME_ARGUMENTS[basename(words[0]!.value ?? '')];
+    if (takes && words.slice(1).some((w, k) => w.value === null && (takes === 'all' || words[k]!.value === '-v'))) {
+      this.unknown(node.text, COMPUTED_NAME);
       return;
     }
     const redirects = redirectsOf(node);

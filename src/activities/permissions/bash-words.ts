@@ -41,13 +41,16 @@ export function staticValue(node: Node): string | null {
         if (part.type === 'word') unquoted += part.text;
       }
       // `{a,b}` arrives as the words `{`, `a,b`, `}`: brace expansion happens on the whole word.
-      if (/\{.*\}/.test(unquoted)) return null;
+      if (EXPANDS.test(unquoted)) return null;
       return out;
     }
     default:
       return null;
   }
 }
+
+/** Unquoted text the shell expands: globs, brace expansion, extglobs, anything left with a `$`. */
+const EXPANDS = /[*?$`]|\[.*\]|\{.*\}|[@!+]\(/;
 
 /** An unquoted word: backslashes quote the next character; globs, braces and `$` make it computed. */
 function unquotedWord(text: string): string | null {
@@ -64,7 +67,7 @@ function unquotedWord(text: string): string | null {
     plain += c;
   }
   // Pathname expansion, brace expansion, extglobs and anything left with a `$` are run-time values.
-  if (/[*?$`]|\[.*\]|\{.*\}|[@!+]\(/.test(plain)) return null;
+  if (EXPANDS.test(plain)) return null;
   return out;
 }
 
