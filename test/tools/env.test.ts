@@ -122,10 +122,11 @@ test('a real Bash command and a real hook see the allowlist, the passed name and
     expect([who, seen]).toEqual([who, expect.stringContaining('SESSION_MODE=fast')]);
     expect([who, seen]).toEqual([who, expect.stringContaining(`PATH=${process.env.PATH}`)]);
     expect([who, seen]).toEqual([who, expect.stringContaining('LC_TIME=C')]);
-    // Nothing of the worker's beyond the allowlist, the passed name and what bash and the sandbox set themselves.
+    // Nothing of the worker's beyond the allowlist, the passed name and what bash and the sandbox set
+    // themselves (the proxy variables of network 'on', pointing at the sandbox's own bridge).
     const unexpected = names.filter(
       (n) =>
-        !/^(PATH|HOME|LANG|LC_\w+|TERM|TZ|USER|LOGNAME|SHELL|TMPDIR|TMP|TEMP|DEPLOY_TOKEN_FOR_BASH|SESSION_MODE|CLAUDE_PROJECT_DIR|PWD|OLDPWD|SHLVL|_)$/.test(
+        !/^(PATH|HOME|LANG|LC_\w+|TERM|TZ|USER|LOGNAME|SHELL|TMPDIR|TMP|TEMP|DEPLOY_TOKEN_FOR_BASH|SESSION_MODE|CLAUDE_PROJECT_DIR|PWD|OLDPWD|SHLVL|_|(?:http|https|all|no)_proxy|(?:HTTP|HTTPS|ALL|NO)_PROXY)$/.test(
           n!,
         ),
     );
