@@ -54,7 +54,7 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   persistSession: yes('sessions always persist (Temporal history); `false` is refused'),
   resume: yes('a durable-agent session id'),
   sandbox: yes(
-    "Bash's sandbox: `auto`, `required`, `off`, or Claude Code's settings block (`enabled`, `failIfUnavailable`, `network`, `excludedCommands`, `filesystem`); other fields are errors naming them",
+    "Bash's sandbox: `auto`, `required`, `off`, or Claude Code's settings block (`enabled`, `failIfUnavailable`, `network` — `on`, `off`, `host` or `{allowedDomains}` — `excludedCommands`, `filesystem`); other fields are errors naming them",
   ),
   sessionId: yes('the session id (= workflow id); any non-empty string'),
   settingSources: yes('`user`, `project`, `local` settings files, read on the tools worker'),
