@@ -13,6 +13,7 @@ import { createModelActivities } from '../activities/model';
 import { FleetLimitSync } from '../activities/fleet-limit';
 import { capsFromEnv, limiterFor, limitingFromEnv, type RateLimitCaps } from '../activities/rate-limit';
 import { createSessionStoreActivities } from '../activities/transcript';
+import { createInspectActivity } from '../activities/permissions';
 import { createSetupActivities, createToolActivities } from '../activities';
 import { createToolOps, createToolRegistry, type ToolDefinition, type ToolFs } from '../activities/tools';
 import { createSandbox, sandboxOptionsFromEnv, type SandboxOptions } from '../activities/sandbox';
@@ -254,6 +255,10 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
         await Worker.create({
           ...common,
           ...model,
+          // The Bash parse for the permission decision is a local activity of the workflow worker
+          // (ARCHITECTURE.md#bash-rules-on-a-real-parse); without the model role it polls for no other activity.
+          activities: { ...(model?.activities ?? {}), ...createInspectActivity({ bashOnly: true }) },
+          ...(model ? {} : { enableNonLocalActivities: false }),
           taskQueue: queues.workflow,
           dataConverter: dataConverters.workflow,
           ...(opts.workflowBundle

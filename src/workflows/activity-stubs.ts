@@ -2,7 +2,14 @@
  * Activity proxies for a session, and how the loop reads their failures. Model calls and tools
  * go to queues named after the session's own workflow queue (see `taskQueuesFor`).
  */
-import { ActivityCancellationType, ActivityFailure, ApplicationFailure, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import { taskQueuesFor } from '../shared/api';
 import type { SessionConfig } from '../shared/config';
 import type { McpActivities, ModelActivities, SessionStoreActivities, SetupActivities, ToolActivities } from '../shared/activities';
@@ -11,8 +18,13 @@ import type { HookActivities } from '../shared/hooks';
 export interface SessionActivities {
   model: ModelActivities;
   tools: ToolActivities;
-  /** `inspectToolCall`, short and without heartbeats. */
+  /** `inspectToolCall` for file tools: on the workspace host, where the paths are. Short, no heartbeats. */
   inspect: Pick<ToolActivities, 'inspectToolCall'>;
+  /**
+   * `inspectToolCall` for Bash, as a local activity of the workflow worker: parsing needs no
+   * workspace, and a local activity costs no workflow task of its own (ARCHITECTURE.md#bash-rules-on-a-real-parse).
+   */
+  inspectBash: Pick<ToolActivities, 'inspectToolCall'>;
   mcp: McpActivities;
   store: SessionStoreActivities;
   hooks: HookActivities;
@@ -67,6 +79,10 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string): Sessio
     // Parses a command line or resolves a path before the permission decision: milliseconds, so no
     // heartbeat timer (ARCHITECTURE.md#bash-rules-on-a-real-parse).
     inspect: proxyActivities<Pick<ToolActivities, 'inspectToolCall'>>(onWorkspaceHost('1 minute', undefined, { heartbeats: false })),
+    inspectBash: proxyLocalActivities<Pick<ToolActivities, 'inspectToolCall'>>({
+      startToCloseTimeout: '1 minute',
+      retry: { maximumAttempts: 3, initialInterval: '1s' },
+    }),
     // MCP servers run on the tools worker too, in its pool; a call has its own timeout (MCP_TOOL_TIMEOUT
     // on the worker, 10 minutes by default) inside this one (ARCHITECTURE.md#mcp).
     mcp: proxyActivities<McpActivities>(onWorkspaceHost('11 minutes')),

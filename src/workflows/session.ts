@@ -279,7 +279,7 @@ class Session implements SessionControl {
             log,
             specs: state.tools,
             runTool: (i) => this.acts.tools.runTool(i),
-            inspect: (i) => this.acts.inspect.inspectToolCall(i),
+            inspect: (i) => (i.toolName === 'Bash' ? this.acts.inspectBash : this.acts.inspect).inspectToolCall(i),
             mcp: this.acts.mcp,
             now: () => Date.now(),
             onDone: (m) => (state.turn.doneMessage = m),

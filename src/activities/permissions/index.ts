@@ -5,6 +5,7 @@
  * session's settings files to learn which scripts its hooks run; it changes nothing.
  */
 import os from 'node:os';
+import { ApplicationFailure } from '@temporalio/common';
 import path from 'node:path';
 import type { CallFacts, InspectCallInput } from '../../shared/permissions/facts';
 import type { HooksSettings } from '../../shared/permissions/settings';
@@ -29,6 +30,11 @@ const PATH_FIELDS: Record<string, string> = {
 export interface InspectDeps {
   fs?: ToolFs;
   homeDir?: string;
+  /**
+   * The model role's copy: it parses Bash lines (on the workflow queue) and refuses anything that
+   * needs the workspace host's files.
+   */
+  bashOnly?: boolean;
 }
 
 export function createInspectActivity(deps: InspectDeps = {}): { inspectToolCall(input: InspectCallInput): Promise<CallFacts> } {
@@ -39,6 +45,12 @@ export function createInspectActivity(deps: InspectDeps = {}): { inspectToolCall
       if (input.toolName === 'Bash') {
         const command = typeof args.command === 'string' ? args.command : '';
         return { bash: await analyseBash(command), homeDir };
+      }
+      if (deps.bashOnly) {
+        throw ApplicationFailure.nonRetryable(
+          `inspectToolCall for ${input.toolName} must run on the tools queue, where its files are`,
+          'ToolConfigError',
+        );
       }
       const field = PATH_FIELDS[input.toolName];
       if (!field) return { homeDir };
