@@ -4,7 +4,7 @@
  * (gitignore-style path rules), decide (the decision), settings (settings files and hooks).
  */
 import type { PermissionMode } from './config';
-import { evaluatePermission, type PermissionDecision, type Workspace } from './permissions/decide';
+import { EDIT_TOOLS, evaluatePermission, type PermissionDecision, type Workspace } from './permissions/decide';
 import { parseRules } from './permissions/rules';
 
 export * from './permissions/rules';
@@ -53,5 +53,3 @@ export function decide(input: PermissionInput): PermissionDecision {
     `Allow it with allowedTools: ["${input.toolName}"] or a permissionMode such as acceptEdits or bypassPermissions.`;
   return { ...decision, message };
 }
-
-const EDIT_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);

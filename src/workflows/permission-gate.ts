@@ -11,6 +11,7 @@ import { evaluatePermission, parseRules, type PermissionDecision, type Permissio
 import type { PathGuard, ToolSpec } from '../shared/tools';
 import type { CallFacts, InspectCallInput } from '../shared/permissions/facts';
 import { ruleCoversTool } from '../shared/permissions/rules';
+import { EDIT_TOOLS, READ_TOOLS } from '../shared/permissions/decide';
 import type { HookVerdict } from '../shared/hooks';
 import type { EventLog, LoopState } from './state';
 import { invalidCallReason } from './tool-calls';
@@ -44,8 +45,7 @@ const DURABLE_APPROVAL_PATCH = 'durable-approval';
  */
 const CALL_FACTS_PATCH = 'permission-call-facts';
 
-const EDIT_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
-const FILE_TOOLS = new Set([...EDIT_TOOLS, 'Read', 'Glob', 'Grep']);
+const FILE_TOOLS = new Set([...EDIT_TOOLS, ...READ_TOOLS]);
 
 /** The session's rules: its options, what settings files added, and answers given with `always`. */
 export function sessionRules(state: LoopState): PermissionRules {
@@ -128,14 +128,10 @@ export function decidePermission(
 export function pathGuardFor(state: LoopState, toolName: string, gate: GateResult & { allowed: true }): PathGuard | undefined {
   if (!FILE_TOOLS.has(toolName)) return undefined;
   const rules = sessionRules(state);
-  const patterns = (tool: 'Read' | 'Edit') => {
-    const lists = gate.approved ? [rules.deny] : [rules.deny, rules.ask];
-    return lists.flatMap((l) =>
-      l
-        .filter((r) => r.kind === 'path' && ruleCoversTool(r, tool === 'Read' ? 'Read' : 'Edit'))
-        .map((r) => (r.kind === 'path' ? r.pattern : '')),
+  const patterns = (tool: 'Read' | 'Edit') =>
+    (gate.approved ? [rules.deny] : [rules.deny, rules.ask]).flatMap((list) =>
+      list.flatMap((r) => (r.kind === 'path' && ruleCoversTool(r, tool) ? [r.pattern] : [])),
     );
-  };
   const noRead = patterns('Read');
   const noEdit = EDIT_TOOLS.has(toolName) ? patterns('Edit') : [];
   const protectedFiles =

@@ -146,7 +146,8 @@ export class BashAnalyser {
     }
   }
 
-  private unknown(text: string, why: string): void {
+  /** Adds a command that cannot be checked, and why (CommandReader adds them too). */
+  unknown(text: string, why: string): void {
     this.commands.push({ text: oneLine(text), unknown: why, allowForms: [], denyForms: [] });
   }
 
@@ -309,15 +310,9 @@ export class BashAnalyser {
     ).read();
   }
 
-  /** For CommandReader. */
+  /** For CommandReader: a command it read. */
   add(cmd: BashCommand): void {
     this.commands.push(cmd);
-  }
-  addUnknown(text: string, why: string): void {
-    this.unknown(text, why);
-  }
-  taint(name: string): void {
-    this.tainted.add(name);
   }
   isTainted(name: string): boolean {
     return this.tainted.has(name);
@@ -342,22 +337,24 @@ class CommandReader {
     private readonly depth: number,
     /** Its redirections as written: part of what allow rules see (`Bash(echo ok)` does not allow `echo ok > ~/.bashrc`). */
     private readonly redirects: string[] = [],
+    /** A command a wrapper runs per input (`find -exec`): deny and ask rules only, so no allow forms. */
+    private readonly isInner = false,
   ) {}
 
   read(): void {
     for (const a of this.assigns) {
       const name = a.slice(0, a.indexOf('='));
-      if (runsItsValue(baseName(name))) return this.out.addUnknown(this.text, `assigning ${baseName(name)} makes the shell run its value`);
+      if (runsItsValue(baseName(name))) return this.out.unknown(this.text, `assigning ${baseName(name)} makes the shell run its value`);
     }
     let i = 0;
     for (let hops = 0; hops < 32; hops++) {
       const w = this.words[i];
       if (!w) return this.emit(i, { none: true });
-      if (w.value === null) return this.out.addUnknown(this.text, `the command name is computed at run time (\`${w.src}\`)`);
+      if (w.value === null) return this.out.unknown(this.text, `the command name is computed at run time (\`${w.src}\`)`);
       const name = basename(w.value);
       const step = this.step(name, i);
       if (step.kind === 'program') return this.emit(i, {});
-      if (step.kind === 'unknown') return this.out.addUnknown(this.text, step.why);
+      if (step.kind === 'unknown') return this.out.unknown(this.text, step.why);
       if (step.kind === 'none') return this.emit(i, { none: true });
       if (step.kind === 'scripts') {
         this.emit(i, {});
@@ -374,26 +371,21 @@ class CommandReader {
       else this.onlyDocumented = false;
       i = step.next;
     }
-    this.out.addUnknown(this.text, 'too many wrappers');
+    this.out.unknown(this.text, 'too many wrappers');
   }
 
   /** A command a wrapper runs for each input (`find -exec`): checked against deny and ask rules. */
   private inner(words: Word[]): void {
     if (words.length === 0) return;
-    if (words[0]!.value === null) return this.out.addUnknown(this.text, `the command name is computed at run time (\`${words[0]!.src}\`)`);
-    const sub = new CommandReader(this.out, words.map((w) => w.src).join(' '), [], words, undefined, this.depth);
-    sub.onlyDocumented = false;
-    sub.markInner = true;
-    sub.read();
+    if (words[0]!.value === null) return this.out.unknown(this.text, `the command name is computed at run time (\`${words[0]!.src}\`)`);
+    new CommandReader(this.out, words.map((w) => w.src).join(' '), [], words, undefined, this.depth, [], true).read();
   }
-
-  markInner = false;
 
   /** The entry for the command whose program is words[at]. */
   private emit(at: number, { none }: { none?: boolean }): void {
     const srcAll = [...this.assigns, ...this.words.map((w) => w.src), ...this.redirects].join(' ');
-    const allowForms = this.markInner ? [] : [srcAll];
-    if (!this.markInner && this.documentedEnd > 0 && this.onlyDocumentedUpTo(at)) {
+    const allowForms = this.isInner ? [] : [srcAll];
+    if (!this.isInner && this.onlyDocumented && this.documentedEnd > 0 && this.documentedEnd === at) {
       allowForms.push([...this.words.slice(this.documentedEnd).map((w) => w.src), ...this.redirects].join(' '));
     }
     const rest = none ? [] : this.words.slice(at);
@@ -412,13 +404,9 @@ class CommandReader {
       const known = rest.slice(0, firstComputed).map((w) => w.value!);
       cmd.computedAfter = unique([known.join(' '), [basename(known[0]!), ...known.slice(1)].join(' ')]);
     }
-    if (this.markInner) cmd.inner = true;
+    if (this.isInner) cmd.inner = true;
     if (at === 0 && this.words.length === 1 && this.assigns.length === 0 && INERT.has(this.words[0]!.value ?? '')) cmd.inert = true;
     this.out.add(cmd);
-  }
-
-  private onlyDocumentedUpTo(at: number): boolean {
-    return this.onlyDocumented && this.documentedEnd === at;
   }
 
   private step(name: string, i: number): Step {

@@ -9,6 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import path from 'node:path';
 import type { CallFacts, InspectCallInput } from '../../shared/permissions/facts';
 import type { HooksSettings } from '../../shared/permissions/settings';
+import { EDIT_TOOLS } from '../../shared/permissions/decide';
 import { loadMergedSettings, settingsFilePath } from '../hooks/settings-files';
 import { realpathDeep } from '../tools/paths';
 import { defaultToolOps, type ToolFs } from '../tools/ops';
@@ -16,7 +17,6 @@ import { analyseBash } from './parser';
 
 export { analyseBash, bashParser } from './parser';
 
-const EDIT_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 const PATH_FIELDS: Record<string, string> = {
   Read: 'file_path',
   Write: 'file_path',

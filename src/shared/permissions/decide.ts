@@ -60,8 +60,9 @@ export type PermissionDecision =
   /** `suggestions`: allow rules that would cover this call (for an "always allow" answer). */
   | { behavior: 'ask'; message: string; reason: DecisionReason; matched: RuleMatch[]; suggestions: string[] };
 
-const EDIT_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
-const READ_TOOLS = new Set(['Read', 'Glob', 'Grep']);
+/** Tools that write a file (what `Edit(…)` rules cover), and those that read files. */
+export const EDIT_TOOLS: ReadonlySet<string> = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+export const READ_TOOLS: ReadonlySet<string> = new Set(['Read', 'Glob', 'Grep']);
 
 /** What a specifier rule is checked against: command parts, paths, an agent name or a host. */
 interface Subject {
