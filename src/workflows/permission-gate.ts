@@ -80,6 +80,9 @@ function needsFacts(state: LoopState, tool: string, rules: PermissionRules): boo
 async function callFacts(deps: GateDeps, call: ToolUseBlock, rules: PermissionRules): Promise<{ facts?: CallFacts; failed?: string }> {
   const { state } = deps;
   if (!deps.inspect || !needsFacts(state, call.name, rules) || !patched(CALL_FACTS_PATCH)) return {};
+  // Bash is inspected by a local activity, and no `patched()` may first be asked right after one
+  // (docs/REPLAY.md#local-activities-and-patches): decide the approval patch now, with this one.
+  patched(DURABLE_APPROVAL_PATCH);
   try {
     const facts = await deps.inspect({
       toolName: call.name,

@@ -17,6 +17,7 @@ import type { SessionHandle } from '../../src/client/client';
 import type { SessionEvent, UserMessage } from '../../src/shared/events';
 import type { ToolResultBlock } from '../../src/shared/messages';
 import { useHarness } from '../helpers/harness';
+import { markers } from '../helpers/history';
 import { waitFor } from '../helpers/wait';
 
 const h = useHarness();
@@ -137,6 +138,20 @@ test('permissionTimeoutMs: an unanswered request is denied with a message saying
   expect(toolResults(messages)[0]!.content).toBe('No answer to permission request perm-1 within 1000 ms: Bash was not run.');
   expect(result.subtype).toBe('success');
   expect(await pending(handle)).toEqual([]);
+});
+
+test('the approval patch is decided with the Bash inspection, before its local activity, even when nothing asks', async () => {
+  // On replay a local activity's result can arrive one workflow task before the commands recorded
+  // after it, so a patch first asked after it would miss its marker (docs/REPLAY.md#local-activities-and-patches).
+  const handle = await h.start(
+    { name: 'patch-order', turns: [turn.tool('Bash', { command: 'echo fine' }), turn.text('done')] },
+    { permissionMode: 'dontAsk', allowedTools: ['Bash(echo:*)'] },
+  );
+  expect((await handle.result()).subtype).toBe('success');
+  const seen = (await markers(handle.workflow)).map((m) => m.marker);
+  expect(seen).toContain('local-activity');
+  expect(seen.indexOf('patch:durable-approval')).toBeGreaterThan(-1);
+  expect(seen.indexOf('patch:durable-approval')).toBeLessThan(seen.indexOf('local-activity'));
 });
 
 test('interrupt while waiting cancels the wait and answers the call as interrupted', async () => {
