@@ -91,6 +91,8 @@ export async function submitCommand(argv: string[]): Promise<number> {
 function checkJobSettings(file: string, jobs: BatchJob[]): void {
   const checked = new Set<string>();
   for (const job of jobs) {
+    // A workspace's folder is made on the tools host: its settings files are read there.
+    if (job.options.cwd === undefined) continue;
     const o = { cwd: job.options.cwd, settingSources: job.options.settingSources, settingsFile: job.options.settingsFile };
     const key = JSON.stringify(o);
     if (checked.has(key)) continue;

@@ -195,7 +195,9 @@ async function startAndAttach(
     throw new UsageError('--include-partial-messages goes with --json (without it, replies print as they stream anyway)');
   }
   checkStartInput(options);
-  checkSettingsFiles({ cwd: options.cwd, settingSources: options.settingSources, settingsFile: options.settingsFile });
+  // A workspace's folder is made on the tools host: its settings files are read there.
+  if (options.cwd !== undefined)
+    checkSettingsFiles({ cwd: options.cwd, settingSources: options.settingSources, settingsFile: options.settingsFile });
   const session = await client.start(options);
   for (const w of session.warnings) err(`warning: ${visible(w)}`);
   if (v.detach) return (out(session.sessionId), EXIT.ok);
@@ -210,7 +212,7 @@ async function startAndAttach(
  */
 function checkStartInput(options: SessionOptions): void {
   checkPromptSize(options.prompt);
-  if (options.toolsTaskQueue) return;
+  if (options.toolsTaskQueue || options.cwd === undefined) return;
   let problem: string | undefined;
   try {
     if (!statSync(options.cwd).isDirectory()) problem = 'is not a directory';

@@ -18,7 +18,7 @@
  * has ended and each turn it started has its result.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { SessionConfig } from '../shared/config';
+import { SessionConfigFields } from '../shared/config';
 import { isDurableAgentEvent, type SDKMessage } from '../shared/events';
 import { DURABLE_AGENT_VERSION } from '../shared/version';
 import { listModels, latestSessionIn } from './catalog';
@@ -125,7 +125,7 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
       });
       return undefined;
     }),
-    setModel: control((h, model?: string) => h.setModel(model ?? mapped.session.model ?? SessionConfig.shape.model.parse(undefined))),
+    setModel: control((h, model?: string) => h.setModel(model ?? mapped.session.model ?? SessionConfigFields.shape.model.parse(undefined))),
     // Checked before waiting for the session: a refused value is refused even before it starts.
     setPermissionMode: async (mode: PermissionMode) => {
       if (mode === 'auto') throw refuse("permissionMode 'auto'", 'there is no permission classifier');

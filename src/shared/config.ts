@@ -12,6 +12,7 @@ import { PermissionMode } from './permission-mode';
 import { SandboxOption } from './sandbox';
 import { McpServersOption, refuseMcpSecretsAsRecorded } from './mcp';
 import { utf8Length } from './payload';
+import { VerifyOption, WorkspaceOption } from './workspace';
 
 export { ConfigError };
 
@@ -62,7 +63,8 @@ export const SubagentLink = sharedSchema('config.SubagentLink', () =>
 );
 export type SubagentLink = z.infer<typeof SubagentLink>;
 
-export const SessionConfig = sharedSchema('config.SessionConfig', () =>
+/** The session options' fields, without the rules that tie them together (`SessionConfig`). */
+export const SessionConfigFields = sharedSchema('config.SessionConfigFields', () =>
   z
     .object({
       prompt: z.string().min(1).describe('The first user message.'),
@@ -80,7 +82,15 @@ export const SessionConfig = sharedSchema('config.SessionConfig', () =>
       disallowedTools: PermissionRuleList.default([]),
       /** Rules that always ask a person (Claude Code's settings `ask` list). */
       askTools: PermissionRuleList.default([]),
-      cwd: z.string().startsWith('/', { message: 'must be an absolute path' }),
+      /**
+       * The folder the tools work in. With `workspace` it is not given: it is the workspace's folder
+       * once the tools host has made it, and empty until then (ARCHITECTURE.md#workspaces).
+       */
+      cwd: z.string().startsWith('/', { message: 'must be an absolute path' }).optional(),
+      /** A folder made for this session on a tools host: a clone at a ref, or a copy (ARCHITECTURE.md#workspaces). */
+      workspace: WorkspaceOption.optional(),
+      /** A command run in the workspace after the agent ends; its exit code gives the result's `verdict`. */
+      verify: VerifyOption.optional(),
       additionalDirectories: z.array(z.string().startsWith('/', { message: 'must be an absolute path' })).default([]),
       permissionMode: PermissionMode.default('default'),
       env: z.record(z.string(), z.string()).default({}),
@@ -185,6 +195,19 @@ export const SessionConfig = sharedSchema('config.SessionConfig', () =>
       subagent: SubagentLink.optional(),
     })
     .strict(),
+);
+
+export const SessionConfig = sharedSchema('config.SessionConfig', () =>
+  SessionConfigFields.superRefine((c, ctx) => {
+    if (c.workspace && c.cwd !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['workspace'],
+        message: 'cannot be combined with cwd: the workspace is the folder the session works in',
+      });
+    }
+    if (!c.workspace && c.cwd === undefined) ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'required (or give a workspace)' });
+  }).transform((c) => ({ ...c, cwd: c.cwd ?? '' })),
 );
 export type SessionConfig = z.infer<typeof SessionConfig>;
 export type SessionOptions = z.input<typeof SessionConfig>;

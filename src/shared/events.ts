@@ -14,6 +14,7 @@ import type { StopReason } from './messages';
 import type { StreamEvent } from './stream-events';
 import type { PermissionMode } from './config';
 import type { ApiErrorCategory, SDKApiMessage, SDKModelUsage, SDKUsage, SDKUserContentBlock } from './sdk-shapes';
+import type { Verdict, VerifyReport, WorkspaceReport } from './workspace';
 
 export type { ApiErrorCategory, SDKApiMessage, SDKAssistantContentBlock, SDKModelUsage, SDKUsage, SDKUserContentBlock } from './sdk-shapes';
 export type { ModelUsageEntry } from './messages';
@@ -150,6 +151,11 @@ interface ResultBase extends Base {
   stop_reason: StopReason | null;
   /** Ours: the loop's exit reason, finer than `subtype`. */
   exit_reason: string;
+  /** Ours, sessions with a `workspace`: where it is and what the agent changed (ARCHITECTURE.md#workspaces). */
+  workspace?: WorkspaceReport;
+  /** Ours, sessions with a `verify` command: its outcome; null when it did not run. */
+  verdict?: Verdict | null;
+  verify?: VerifyReport;
 }
 
 export interface SDKResultSuccess extends ResultBase {
