@@ -11,6 +11,7 @@ import { SEARCH_ATTRIBUTE_KEYS } from './api';
 import { checkPromptSize, parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
 import { screenSessionEnv } from './secret-env';
 import { refuseMcpSecrets } from './mcp';
+import type { Verdict, VerifyReport, WorkspaceReport } from './workspace';
 
 export const BATCH_WORKFLOW_TYPE = 'agentBatch';
 export const BATCH_JOB_WORKFLOW_TYPE = 'agentBatchJob';
@@ -208,6 +209,11 @@ export interface JobOutcome {
   turns: number;
   costUsd: number;
   error?: string;
+  /** Jobs with `verify`: pass, fail or error; null when it did not run (setup failed, skipped). */
+  verdict?: Verdict | null;
+  verify?: VerifyReport;
+  /** Jobs with a `workspace`: where, its base, what changed (ARCHITECTURE.md#workspaces). */
+  workspace?: WorkspaceReport;
 }
 
 export type JobState = 'waiting' | 'running' | 'done';

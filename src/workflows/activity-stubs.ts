@@ -11,6 +11,7 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import { taskQueuesFor } from '../shared/api';
+import type { WorkspaceActivities } from '../shared/workspace';
 import type { SessionConfig } from '../shared/config';
 import type { McpActivities, ModelActivities, SessionStoreActivities, SetupActivities, ToolActivities } from '../shared/activities';
 import type { HookActivities } from '../shared/hooks';
@@ -29,10 +30,15 @@ export interface SessionActivities {
   store: SessionStoreActivities;
   hooks: HookActivities;
   setup: SetupActivities;
+  workspace: WorkspaceActivities;
 }
 
-export function activitiesFor(cfg: SessionConfig, workflowQueue: string): SessionActivities {
-  const queues = taskQueuesFor(workflowQueue, cfg.toolsTaskQueue);
+/**
+ * `pinnedQueue`: the queue of the tools host that made the session's workspace; its tools, hooks
+ * and MCP servers run there from then on (ARCHITECTURE.md#workspaces).
+ */
+export function activitiesFor(cfg: SessionConfig, workflowQueue: string, pinnedQueue?: string): SessionActivities {
+  const queues = taskQueuesFor(workflowQueue, pinnedQueue ?? cfg.toolsTaskQueue);
   const heartbeatTimeout = cfg.heartbeatTimeoutMs;
   /**
    * Tools, MCP calls, hooks and set-up: on the workspace host, cancelled only once confirmed
@@ -92,6 +98,9 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string): Sessio
     // Reads a few small files: no heartbeat timeout, so no heartbeat timer for the server to keep
     // (ARCHITECTURE.md#session-start-in-one-step); a worker lost mid-set-up costs this minute.
     setup: proxyActivities<SetupActivities>(onWorkspaceHost('1 minute', ['InvalidSettings'], { heartbeats: false })),
+    // Making the folder (a clone may be long: heartbeats), its diff, the verify command (its own
+    // timeout inside this one) — ARCHITECTURE.md#workspaces.
+    workspace: proxyActivities<WorkspaceActivities>(onWorkspaceHost('130 minutes', ['WorkspaceSetupError'])),
   };
 }
 

@@ -320,7 +320,12 @@ export async function agentBatchJob(input: BatchJobInput): Promise<JobOutcome> {
     await condition(() => granted);
     if (grantArgs?.skip === 'budget') {
       state = 'done';
-      const skipped: JobOutcome = { ...base, status: 'skipped_budget', error: 'not started: the batch budget was spent' };
+      const skipped: JobOutcome = {
+        ...base,
+        status: 'skipped_budget',
+        error: 'not started: the batch budget was spent',
+        ...(input.options.verify !== undefined ? { verdict: null } : {}),
+      };
       const release: JobRelease = { jobId, status: 'skipped_budget', costUsd: 0, turns: 0 };
       await CancellationScope.nonCancellable(() => batch.signal(releaseSignal, release)).catch(() => undefined);
       return skipped;
@@ -355,11 +360,15 @@ export async function agentBatchJob(input: BatchJobInput): Promise<JobOutcome> {
       ...(result.errors?.length ? { error: result.errors.join('; ') } : {}),
       turns: result.num_turns,
       costUsd: result.total_cost_usd,
+      ...(result.verdict !== undefined ? { verdict: result.verdict } : {}),
+      ...(result.verify ? { verify: result.verify } : {}),
+      ...(result.workspace ? { workspace: result.workspace } : {}),
     };
   } catch (e) {
+    const verdict = input.options.verify !== undefined ? { verdict: null } : {};
     outcome = isCancellation(e)
-      ? { ...base, status: 'cancelled', error: 'the job was cancelled' }
-      : { ...base, status: 'failed', error: describe(e) };
+      ? { ...base, ...verdict, status: 'cancelled', error: 'the job was cancelled' }
+      : { ...base, ...verdict, status: 'failed', error: describe(e) };
   }
   state = 'done';
   const release: JobRelease = { jobId, status: outcome.status, costUsd: outcome.costUsd, turns: outcome.turns };

@@ -22,6 +22,7 @@ import {
 } from '@temporalio/workflow';
 import { ConfigError, parseSessionConfig, type SessionConfig, type SessionOptions } from '../shared/config';
 import type { ResultMessage } from '../shared/events';
+import { verifySpec, type WorkspaceReport } from '../shared/workspace';
 import type { AssistantReply, ToolResultBlock, ToolUseBlock } from '../shared/messages';
 import { sdkApiMessage } from '../shared/sdk-shapes';
 import { DONE_REMINDER } from '../shared/done-tool';
@@ -41,6 +42,8 @@ import {
   initialState,
   migrateCarriedState,
   newTurnRecord,
+  workspaceFields,
+  type WorkspaceState,
   type CarriedState,
   type LoopState,
 } from './state';
@@ -57,7 +60,7 @@ export async function agentSession(options: SessionOptions, carried?: CarriedSta
   const log = new EventLog(state, uuid4, carried?.recentEvents);
   // A subagent's events also go to its parent's stream (ARCHITECTURE.md#subagents).
   const forwarded = state.config.subagent ? forwardEventsToParent(log, state.config.subagent, () => state.costUsd) : undefined;
-  const session = new Session(state, log, info.runId, activitiesFor(state.config, info.taskQueue));
+  const session = new Session(state, log, info.runId, activitiesFor(state.config, info.taskQueue, state.workspace?.hostQueue));
   installHandlers(session);
   try {
     return await session.run(Boolean(carried));
@@ -90,7 +93,7 @@ class Session implements SessionControl {
     readonly state: LoopState,
     readonly log: EventLog,
     readonly runId: string,
-    private readonly acts: SessionActivities,
+    private acts: SessionActivities,
   ) {
     this.reportSpend = batchSpendReporter(state.config);
   }
@@ -99,6 +102,7 @@ class Session implements SessionControl {
     const { state } = this;
     if (!resumed) {
       try {
+        await this.makeWorkspace();
         await startSession({
           state,
           log: this.log,
@@ -115,7 +119,8 @@ class Session implements SessionControl {
         const why =
           e instanceof ActivityFailure ? (e.cause?.message ?? e.message) : e instanceof ApplicationFailure ? e.message : undefined;
         if (why === undefined) throw e;
-        state.turn.errors.push(`The session could not start: ${why}`);
+        // A workspace that could not be made says so first: a batch reports it as a setup error.
+        state.turn.errors.push(state.config.workspace && !state.workspace ? `setup: ${why}` : `The session could not start: ${why}`);
         return this.finish('setup_error');
       }
     }
@@ -124,15 +129,23 @@ class Session implements SessionControl {
         this.setStatus('waiting_for_input');
         if (!(await this.waitForInput())) {
           this.setStatus('completed');
-          return this.end(state.lastResult ?? this.finish('end_turn'), state.closed ? 'closed' : 'idle_timeout');
+          // The last round's result was streamed already; the session's result adds the workspace's.
+          await this.concludeWorkspace();
+          const last = state.lastResult ? { ...state.lastResult, ...workspaceFields(state) } : this.finish('end_turn');
+          return this.end(last, state.closed ? 'closed' : 'idle_timeout');
         }
         const maxRounds = state.config.maxRounds;
-        if (maxRounds !== undefined && state.roundsCompleted >= maxRounds) return this.end(this.finish('max_rounds'), 'max_rounds');
+        if (maxRounds !== undefined && state.roundsCompleted >= maxRounds) {
+          await this.concludeWorkspace();
+          return this.end(this.finish('max_rounds'), 'max_rounds');
+        }
       }
       this.setStatus('running');
       const exit = await this.runTurn();
+      const ends = endsSession(exit, { interactive: state.config.interactive, closed: state.closed });
+      if (ends) await this.concludeWorkspace();
       const result = this.finish(exit);
-      if (endsSession(exit, { interactive: state.config.interactive, closed: state.closed })) return this.end(result, exit);
+      if (ends) return this.end(result, exit);
       state.awaitingInput = true;
     }
   }
@@ -209,6 +222,70 @@ class Session implements SessionControl {
       maxBudgetUsd: state.config.maxBudgetUsd,
       stoppedByHook: state.turn.hookStop !== null,
     };
+  }
+
+  /**
+   * A session with a `workspace` has its folder made first, on a tools host its tools then stay on
+   * (ARCHITECTURE.md#workspaces). Idempotent on the host; recorded once here.
+   */
+  private async makeWorkspace(): Promise<void> {
+    const { state } = this;
+    const source = state.config.workspace;
+    if (!source || state.workspace) return;
+    const made = await this.acts.workspace.provisionWorkspace({ sessionId: state.sessionId, workspace: source });
+    state.workspace = { path: made.path, base: made.base, kind: made.kind, host: made.host, hostQueue: made.hostQueue };
+    state.config = { ...state.config, cwd: made.path };
+    this.acts = activitiesFor(state.config, workflowInfo().taskQueue, made.hostQueue);
+  }
+
+  /**
+   * After the agent ends, whatever the end: what it changed in its workspace, and the `verify`
+   * command's verdict (ARCHITECTURE.md#workspaces). Not for a session that never started.
+   */
+  private async concludeWorkspace(): Promise<void> {
+    const { state } = this;
+    const cfg = state.config;
+    const ws = state.workspace;
+    await CancellationScope.nonCancellable(async () => {
+      if (ws && !ws.report) ws.report = await this.workspaceReport(ws);
+      if (cfg.verify !== undefined && !state.verification && cfg.cwd !== '') {
+        const { command, timeoutMs } = verifySpec(cfg.verify);
+        const base = { command, exitCode: null, durationMs: 0, outputTail: '' };
+        try {
+          const out = await this.acts.workspace.runVerify({
+            sessionId: state.sessionId,
+            path: cfg.cwd,
+            command,
+            timeoutMs,
+            env: cfg.env,
+            ...(cfg.sandbox !== undefined ? { sandbox: cfg.sandbox } : {}),
+            additionalDirectories: cfg.additionalDirectories,
+          });
+          const report = { command, exitCode: out.exitCode, durationMs: out.durationMs, outputTail: out.outputTail };
+          state.verification = { verdict: out.verdict, report: out.error ? { ...report, error: out.error } : report };
+        } catch (e) {
+          if (!(e instanceof ActivityFailure)) throw e;
+          state.verification = { verdict: 'error', report: { ...base, error: e.cause?.message ?? e.message } };
+        }
+      }
+    });
+  }
+
+  private async workspaceReport(ws: WorkspaceState): Promise<WorkspaceReport> {
+    const source = this.state.config.workspace!;
+    const where = { path: ws.path, host: ws.host, kind: ws.kind, base: ws.base, source };
+    try {
+      const diff = await this.acts.workspace.workspaceDiff({ sessionId: this.state.sessionId, path: ws.path, base: ws.base });
+      // A patch too large for the result is kept in history in parts, for `durable-agent diff`.
+      for (let part = 0; part < (diff.patchParts ?? 0); part++) {
+        await this.acts.workspace.readPatchPart({ sessionId: this.state.sessionId, part });
+      }
+      const { base: _base, ...rest } = diff;
+      return { ...where, ...rest };
+    } catch (e) {
+      if (!(e instanceof ActivityFailure)) throw e;
+      return { ...where, diffError: e.cause?.message ?? e.message };
+    }
   }
 
   /** SessionEnd hooks run even when the session was cancelled: they are its last word. */

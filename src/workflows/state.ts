@@ -5,6 +5,7 @@
  * Past 300 lines because the shape, its migration from older versions, the event log and the
  * result built from it must change together.
  */
+import type { Verdict, VerifyReport, WorkspaceReport } from '../shared/workspace';
 import type { McpServerState } from '../shared/mcp';
 import type { SessionConfig, PermissionMode } from '../shared/config';
 import type { SessionUsage, SubagentRecord, TodoItem, UserInput } from '../shared/api';
@@ -103,6 +104,24 @@ export interface LoopState {
   subagents?: SubagentRecord[];
   /** The MCP servers' status from the last listing (ARCHITECTURE.md#mcp); absent without servers. */
   mcpServers?: McpServerState[];
+  /**
+   * A session with a `workspace`, once its folder is made: where, and the tools host its tools
+   * are pinned to from then on; then what the agent changed (ARCHITECTURE.md#workspaces).
+   */
+  workspace?: WorkspaceState;
+  /** The `verify` command's outcome, once it has run. */
+  verification?: { verdict: Verdict; report: VerifyReport };
+}
+
+export interface WorkspaceState {
+  path: string;
+  base: string;
+  kind: 'git' | 'copy';
+  host: string;
+  /** The task queue only that host polls. */
+  hostQueue: string;
+  /** Set when the agent has ended and the diff was taken. */
+  report?: WorkspaceReport;
 }
 
 /** Durable human approval (ARCHITECTURE.md#durable-approval). */
@@ -309,6 +328,16 @@ export function lastAssistantText(state: LoopState): string {
   return '';
 }
 
+/** The result's `workspace`, `verdict` and `verify` (ARCHITECTURE.md#workspaces). */
+export function workspaceFields(state: LoopState): Pick<ResultMessage, 'workspace' | 'verdict' | 'verify'> {
+  return {
+    ...(state.workspace?.report ? { workspace: state.workspace.report } : {}),
+    // `verdict` is null when the command did not run (the session could not start).
+    ...(state.config.verify !== undefined ? { verdict: state.verification?.verdict ?? null } : {}),
+    ...(state.verification ? { verify: state.verification.report } : {}),
+  };
+}
+
 export function buildResult(state: LoopState, opts: { exit: ExitReason; nowMs: number }): NewEvent & { type: 'result' } {
   const { errors, stopReason, doneMessage } = state.turn;
   const resultText = doneMessage ?? undefined;
@@ -326,7 +355,8 @@ export function buildResult(state: LoopState, opts: { exit: ExitReason; nowMs: n
     stop_reason: stopReason,
     exit_reason: opts.exit,
   };
+  const workspace = workspaceFields(state);
   // The SDK's success and error results are separate types: `result` on success, `errors` otherwise.
-  if (subtype === 'success') return { ...base, subtype, result: resultText ?? lastAssistantText(state) };
-  return { ...base, subtype, errors: [...errors], ...(resultText !== undefined ? { result: resultText } : {}) };
+  if (subtype === 'success') return { ...base, ...workspace, subtype, result: resultText ?? lastAssistantText(state) };
+  return { ...base, ...workspace, subtype, errors: [...errors], ...(resultText !== undefined ? { result: resultText } : {}) };
 }

@@ -111,7 +111,8 @@ export function childOptions(
     compaction: cfg.compaction,
     platform: cfg.platform,
     ...(cfg.startedAt ? { startedAt: cfg.startedAt } : {}),
-    ...(cfg.toolsTaskQueue ? { toolsTaskQueue: cfg.toolsTaskQueue } : {}),
+    // A subagent works in its parent's folder, so on the host its parent is pinned to (ARCHITECTURE.md#workspaces).
+    ...(state.workspace ? { toolsTaskQueue: state.workspace.hostQueue } : cfg.toolsTaskQueue ? { toolsTaskQueue: cfg.toolsTaskQueue } : {}),
     ...(cfg.agents ? { agents: cfg.agents } : {}),
     maxSubagentDepth: cfg.maxSubagentDepth,
     // A child of a session started in one step starts the same way (ARCHITECTURE.md#session-start-in-one-step).
