@@ -5,7 +5,7 @@ import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createWorkspaceActivities, runGit, type GitRunner } from '../../src/activities/workspace';
 import { createToolOps } from '../../src/activities/tools';
-import { createSandbox } from '../../src/activities/sandbox';
+import { createSandbox, type SandboxOptions } from '../../src/activities/sandbox';
 import type { WorkspaceActivities } from '../../src/shared/workspace';
 
 export function git(cwd: string, ...args: string[]): string {
@@ -71,8 +71,8 @@ export function countingGit(): { git: GitRunner; clones: () => number; fetches: 
 }
 
 /** Each activity run as the worker runs it: in an activity context (heartbeats, cancellation). */
-export function activities(root: string, git?: GitRunner): WorkspaceActivities {
-  const ops = createToolOps({ sandbox: createSandbox({ readOnly: [path.join(root, 'mirrors')] }) });
+export function activities(root: string, git?: GitRunner, sandbox: SandboxOptions = {}): WorkspaceActivities {
+  const ops = createToolOps({ sandbox: createSandbox({ readOnly: [path.join(root, 'mirrors')], ...sandbox }) });
   const acts = createWorkspaceActivities({ toolsQueue: 'agent-tools', root, host: 'host-1', ops, ...(git ? { git } : {}) });
   const run =
     <K extends keyof WorkspaceActivities>(k: K) =>

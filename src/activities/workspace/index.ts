@@ -83,9 +83,10 @@ export function createWorkspaceActivities(opts: WorkspaceActivityOptions): Works
       try {
         return await readPart(input, root);
       } catch (e) {
-        if (e instanceof NoWorkspace || e instanceof RangeError) {
+        if (e instanceof NoWorkspace)
           throw ApplicationFailure.create({ type: 'WorkspaceNotFound', message: e.message, nonRetryable: true });
-        }
+        if (e instanceof RangeError)
+          throw ApplicationFailure.create({ type: 'PatchPartOutOfRange', message: e.message, nonRetryable: true });
         throw e;
       }
     },
