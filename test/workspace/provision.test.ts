@@ -37,6 +37,7 @@ describe('the root and the host queue', () => {
   });
   test('the host queue is the tools queue at the host', () => {
     expect(hostQueueFor('agent-tools', 'build-1')).toBe('agent-tools@build-1');
+    expect(hostQueueFor('agent-tools@build-1', 'build-1')).toBe('agent-tools@build-1');
   });
 });
 

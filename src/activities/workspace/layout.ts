@@ -18,9 +18,12 @@ export function workspacesRoot(env: NodeJS.ProcessEnv = process.env, home = os.h
   return path.join(path.resolve(cache), 'durable-agent', 'workspaces');
 }
 
-/** The queue only this host's tools worker polls: a session provisioned here is pinned to it. */
+/**
+ * The queue only this host's tools worker polls: a session provisioned here is pinned to it. A
+ * tools queue already named after the host (`agent-tools@build-1` on build-1) is its own.
+ */
 export function hostQueueFor(toolsQueue: string, host = os.hostname()): string {
-  return `${toolsQueue}@${host}`;
+  return toolsQueue.endsWith(`@${host}`) ? toolsQueue : `${toolsQueue}@${host}`;
 }
 
 export const sha256hex = (s: string): string => createHash('sha256').update(s).digest('hex');
