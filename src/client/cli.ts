@@ -10,6 +10,7 @@ import { EXIT, err, out, UsageError } from './cli-args';
 import { approvalCommand } from './cli-approval';
 import { batchCommand, resultsCommand, submitCommand } from './cli-batch';
 import { idCommand, lsCommand, resumeCommand, runCommand } from './cli-session';
+import { cleanupCommand } from './cli-workspace';
 import { SessionExistsError, SessionNotFoundError } from './client';
 import { JobsFileError } from './jobs-file';
 
@@ -33,6 +34,8 @@ Batches:
   submit JOBS.jsonl|.yaml  run many sessions under a concurrency cap (--concurrency N --batch-id ID)
   results BATCH_ID         one line per job (--format jsonl|csv --out FILE)
   batch status BATCH_ID    the batch's progress (--watch: live until it ends; --json)
+Workspaces:
+  cleanup --older-than 7d  on a tools host: remove finished sessions' workspaces (never a running one's)
 Infrastructure:
   server                   run the Temporal dev server (SQLite, Web UI, our search attributes)
   server --postgres URL    run the full Temporal server on PostgreSQL (--nodes N: a cluster on this machine)
@@ -77,6 +80,8 @@ export async function main(argv: string[]): Promise<number> {
         return await resultsCommand(rest);
       case 'batch':
         return await batchCommand(rest);
+      case 'cleanup':
+        return await cleanupCommand(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -4,6 +4,7 @@
  * `agent-tools`, and model calls of sessions started by earlier versions on `agent-model`.
  */
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { hostname } from 'node:os';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
@@ -19,6 +20,7 @@ import { createToolOps, createToolRegistry, type ToolDefinition, type ToolFs } f
 import { createSandbox, sandboxOptionsFromEnv, type SandboxOptions } from '../activities/sandbox';
 import type { SandboxStatus } from '../shared/sandbox';
 import { createHookActivities } from '../activities/hooks';
+import { createWorkspaceActivities, hostQueueFor, workspacesRoot } from '../activities/workspace';
 import { createMcpActivities, isSdkMcpServer, McpPool, sdkServerTools, type McpSdkServerConfigWithInstance } from '../activities/mcp';
 import type { CodeHooks } from '../shared/hook-callbacks';
 import { bundleEncryptsFailures, codecFromEnv, encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../codec';
@@ -79,6 +81,9 @@ export interface CreateWorkerOptions {
   /** The filesystem the built-in tools use (the ops seam, src/activities/tools/ops.ts): e.g. a
    *  remote host's; default `node:fs`. */
   toolFs?: ToolFs;
+  /** The workspaces root on this tools host (ARCHITECTURE.md#workspaces); default DURABLE_AGENT_WORKSPACES,
+   *  else `${XDG_CACHE_HOME:-~/.cache}/durable-agent/workspaces`. */
+  workspacesRoot?: string;
   /** Where the model worker serves live tokens (ARCHITECTURE.md#live-tokens); default from
    *  DURABLE_AGENT_LIVE_LISTEN / DURABLE_AGENT_LIVE_URL (loopback, a free port); false: not at all. */
   live?: LiveServerOptions | false;
@@ -290,29 +295,39 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
     }
     if (roles.has('tools')) {
       const extraTools = (opts.tools ?? []).flatMap((t) => (isSdkMcpServer(t) ? sdkServerTools(t) : [t]));
+      const workspaces = opts.workspacesRoot ?? workspacesRoot();
       const ops = createToolOps({
         ...(opts.toolFs ? { fs: opts.toolFs } : {}),
-        sandbox: createSandbox({ ...sandboxOptionsFromEnv(), ...opts.sandbox }),
+        // The mirrors stay read-only in every sandbox, even under a writable directory
+        // (ARCHITECTURE.md#workspaces).
+        sandbox: createSandbox({ ...sandboxOptionsFromEnv(), ...opts.sandbox, readOnly: [path.join(workspaces, 'mirrors')] }),
       });
       sandboxStatus = () => ops.sandbox.status();
-      expectOneKindWorker(queues.tools, 'activities');
       const toolActivities = createToolActivities(createToolRegistry(extraTools), ops);
       const hookActivities = createHookActivities({ codeHooks: opts.hooks, ops });
-      workers.push(
-        await Worker.create({
-          ...common,
-          taskQueue: queues.tools,
-          dataConverter: dataConverters.activity,
-          ...activityInterceptors,
-          activities: {
-            ...toolActivities,
-            ...createMcpActivities(mcpPool),
-            ...hookActivities,
-            ...createSetupActivities(toolActivities, hookActivities),
-          },
-          ...opts.tuning?.tools,
-        }),
-      );
+      const activities = {
+        ...toolActivities,
+        ...createMcpActivities(mcpPool),
+        ...hookActivities,
+        ...createSetupActivities(toolActivities, hookActivities),
+        ...createWorkspaceActivities({ toolsQueue: queues.tools, ops, root: workspaces }),
+      };
+      // The shared tools queue, and this host's own: a session provisioned here is pinned to it
+      // (ARCHITECTURE.md#tools-pinned-to-their-host). One set of activities serves both.
+      const hostQueue = hostQueueFor(queues.tools);
+      for (const taskQueue of hostQueue === queues.tools ? [queues.tools] : [queues.tools, hostQueue]) {
+        expectOneKindWorker(taskQueue, 'activities');
+        workers.push(
+          await Worker.create({
+            ...common,
+            taskQueue,
+            dataConverter: dataConverters.activity,
+            ...activityInterceptors,
+            activities,
+            ...opts.tuning?.tools,
+          }),
+        );
+      }
     }
   } catch (e) {
     // A worker that failed to start leaves no live server behind.

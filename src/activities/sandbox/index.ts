@@ -66,6 +66,9 @@ export interface SandboxOptions {
   /** The worker's environment: files its secret variables name (TEMPORAL_TLS_CLIENT_KEY_PATH, …) are hidden. */
   workerEnv?: NodeJS.ProcessEnv;
   home?: string;
+  /** Read-only in every sandbox, even inside a writable directory, and visible even under /tmp:
+   *  the workspaces' mirrors, whose objects sessions' clones borrow (ARCHITECTURE.md#workspaces). */
+  readOnly?: string[];
 }
 
 export interface LaunchRequest {
@@ -317,7 +320,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         // The session's project and local settings files stay read-only: a command must not grant the
         // agent what its rules withhold (ARCHITECTURE.md#settings-the-model-cannot-rewrite). A file
         // created later is caught on resume, where changed settings are not applied unasked.
-        denyWrite: [...fsSettings.denyWrite, ...PROJECT_SETTINGS_FILES].map((d) => expandPath(d, at)),
+        denyWrite: [...fsSettings.denyWrite, ...PROJECT_SETTINGS_FILES].map((d) => expandPath(d, at)).concat(options.readOnly ?? []),
         denyRead: [...workerDenyRead(), ...fsSettings.denyRead.map((d) => expandPath(d, at))],
         privateTmp: privateTmp(req.sessionId),
       });

@@ -9,8 +9,9 @@ import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 import type { Launch } from '../sandbox';
 import { buildChildEnv } from './env';
-import { killGroup } from './ops';
-import { toolError, toolOk, type ToolDefinition, type ToolExecContext } from './types';
+import type { ToolContext } from '../../shared/tools';
+import { killGroup, type ToolOps } from './ops';
+import { toolError, toolOk, type ToolDefinition } from './types';
 
 export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
@@ -95,8 +96,12 @@ class OutputCapture {
   }
 }
 
-interface RunResult {
-  capture: OutputCapture;
+/** Where a command's output goes, decoded, as it arrives. */
+export interface OutputSink {
+  add(text: string): void;
+}
+
+export interface CommandRun {
   exitCode: number | null;
   timedOut: boolean;
   aborted: boolean;
@@ -105,17 +110,33 @@ interface RunResult {
 
 /** stderr joins stdout inside the child, so the model sees them in the order they were written;
  *  `exec` keeps it one process, and the command text reaches the inner bash -c unchanged. */
-function bashArgv(command: string): string[] {
+export function bashArgv(command: string): string[] {
   return ['bash', '-c', 'exec bash -c "$1" 2>&1', 'bash', command];
 }
 
-function runCommand(launch: Exclude<Launch, { kind: 'refused' }>, timeoutMs: number, ctx: ToolExecContext): Promise<RunResult> {
+export interface CommandRunContext {
+  ops: ToolOps;
+  context: Pick<ToolContext, 'cwd' | 'env'>;
+  signal: AbortSignal;
+  heartbeat(details?: unknown): void;
+}
+
+/**
+ * Runs a launched command (what `Sandbox.launch` returned) the way Bash does: the session's
+ * environment, its own process group killed at `timeoutMs` or on abort, a heartbeat every second.
+ * Also the runner of a workspace's `verify` command (ARCHITECTURE.md#workspaces).
+ */
+export function runCommand(
+  launch: Exclude<Launch, { kind: 'refused' }>,
+  timeoutMs: number,
+  ctx: CommandRunContext,
+  capture: OutputSink,
+): Promise<CommandRun> {
   const { ops, context, signal } = ctx;
   const env = { ...buildChildEnv({ base: ops.baseEnv, scrub: ops.scrubEnvNames, sessionEnv: context.env }), ...launch.env };
-  const capture = new OutputCapture(BASH_MAX_OUTPUT_CHARS);
   const started = Date.now();
   return new Promise((resolve) => {
-    const result: RunResult = { capture, exitCode: null, timedOut: false, aborted: false };
+    const result: CommandRun = { exitCode: null, timedOut: false, aborted: false };
     // Its own process group: killing the group kills what the command started (or, sandboxed,
     // bwrap, whose namespace dies with it).
     const child = ops.spawn(launch.file, launch.args, {
@@ -177,8 +198,7 @@ function runCommand(launch: Exclude<Launch, { kind: 'refused' }>, timeoutMs: num
   });
 }
 
-function format(run: RunResult, timeoutMs: number, command: string, sandboxed: boolean) {
-  const { capture } = run;
+function format(run: CommandRun, capture: OutputCapture, timeoutMs: number, command: string, sandboxed: boolean) {
   let text = capture.head.replace(/\n+$/, '');
   if (capture.cutChars > 0) {
     text +=
@@ -248,8 +268,9 @@ export const bashTool: ToolDefinition<BashInput> = {
     // command ran, so it says so instead of running it again (ARCHITECTURE.md#side-effects-reported-as-unknown).
     if (ctx.attemptKey !== undefined) ctx.ops.attempts.markStarted(ctx.attemptKey);
     ctx.heartbeat({ started: true });
-    const run = await runCommand(launch, timeoutMs, ctx);
+    const capture = new OutputCapture(BASH_MAX_OUTPUT_CHARS);
+    const run = await runCommand(launch, timeoutMs, ctx, capture);
     if (run.spawnError) return toolError(`Failed to start ${launch.file}: ${run.spawnError.message}`);
-    return format(run, timeoutMs, input.command, launch.kind === 'sandboxed');
+    return format(run, capture, timeoutMs, input.command, launch.kind === 'sandboxed');
   },
 };

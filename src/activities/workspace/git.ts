@@ -1,0 +1,74 @@
+/**
+ * Running git on the tools host: never a prompt (GIT_TERMINAL_PROMPT=0, no askpass), credentials
+ * only from the worker's own environment and credential helper, no `ext::` transport, and
+ * cancellable by the activity's signal.
+ */
+import { spawn } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+
+export interface GitResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+export interface GitCall {
+  args: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Write stdout to this file instead of returning it (a patch may be large). */
+  stdoutTo?: string;
+}
+
+/** The seam tests count clones through. */
+export type GitRunner = (call: GitCall) => Promise<GitResult>;
+
+const SAFE_CONFIG = ['-c', 'protocol.ext.allow=never', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null'];
+
+export const runGit: GitRunner = async ({ args, cwd, env, signal, stdoutTo }) => {
+  const file = stdoutTo ? await fsp.open(stdoutTo, 'w') : undefined;
+  try {
+    return await new Promise<GitResult>((resolve) => {
+      const child = spawn('git', [...SAFE_CONFIG, ...args], {
+        cwd,
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', LC_ALL: 'C', ...env },
+        stdio: ['ignore', file ? file.fd : 'pipe', 'pipe'],
+        ...(signal ? { signal } : {}),
+      });
+      const out: Buffer[] = [];
+      let stderr = '';
+      child.stdout?.on('data', (c: Buffer) => out.push(c));
+      child.stderr?.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('error', (e) => resolve({ code: -1, stdout: Buffer.concat(out), stderr: stderr || e.message }));
+      child.on('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out), stderr }));
+    });
+  } finally {
+    await file?.close();
+  }
+};
+
+/** Runs git and returns its stdout as text, or throws with its stderr. */
+export async function gitText(git: GitRunner, call: GitCall): Promise<string> {
+  const r = await git(call);
+  if (r.code !== 0) throw new GitError(call.args, r);
+  return r.stdout.toString('utf8').trim();
+}
+
+export class GitError extends Error {
+  constructor(
+    readonly args: string[],
+    readonly result: GitResult,
+  ) {
+    super(`git ${args.find((a) => !a.startsWith('-')) ?? ''} failed (exit ${result.code}): ${redact(lastLines(result.stderr))}`);
+  }
+}
+
+function lastLines(text: string): string {
+  return text.trim().split('\n').slice(-3).join(' / ');
+}
+
+/** Text as it may be shown: no `user:password@` in any URL in it. */
+export function redact(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^@/\s]*@/gi, '$1***@');
+}

@@ -1,0 +1,143 @@
+/**
+ * Making a session's folder (docs/ARCHITECTURE.md#workspaces): a `git clone --shared` from the
+ * host's mirror of the repository, or a copy of a template folder with its base committed in a git
+ * dir outside it. Built in a temp folder beside the final one, its metadata written, then renamed
+ * into place: a retry finds the finished folder and returns the same answer, or removes what a
+ * crashed attempt left and starts again.
+ */
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { WorkspaceOption } from '../../shared/workspace';
+import { gitText, type GitRunner } from './git';
+import { sessionPaths, tempFolderFor, TEMP_PREFIX, type SessionMeta, type SessionPaths } from './layout';
+import { withDirLock } from './lock';
+import { ensureMirror } from './mirror';
+
+export interface ProvisionDeps {
+  root: string;
+  git: GitRunner;
+  signal?: AbortSignal;
+  /** Test seam: awaited at named steps (a test kills the process there). */
+  pause?: (step: 'before-rename') => Promise<void>;
+}
+
+/** The finished folder's metadata, or undefined when there is none (or the folder is missing). */
+export async function readFinished(p: SessionPaths, sessionId: string): Promise<SessionMeta | undefined> {
+  let meta: SessionMeta;
+  try {
+    meta = JSON.parse(await fsp.readFile(p.meta, 'utf8')) as SessionMeta;
+  } catch {
+    return undefined;
+  }
+  if (meta.sessionId !== sessionId) throw new Error(`${p.meta} belongs to session ${meta.sessionId}, not ${sessionId}`);
+  const st = await fsp.stat(p.folder).catch(() => undefined);
+  return st?.isDirectory() ? meta : undefined;
+}
+
+/** What crashed attempts left for this session: temp folders, a folder never finished. */
+async function clearLeftovers(p: SessionPaths): Promise<void> {
+  const dir = path.dirname(p.folder);
+  const prefix = `${TEMP_PREFIX}${p.slug}-`;
+  for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
+    if (name.startsWith(prefix)) await fsp.rm(path.join(dir, name), { recursive: true, force: true });
+  }
+  await fsp.rm(p.folder, { recursive: true, force: true });
+  await fsp.rm(p.gitDir, { recursive: true, force: true });
+  await fsp.rm(p.meta, { force: true });
+}
+
+export async function provision(sessionId: string, workspace: WorkspaceOption, deps: ProvisionDeps): Promise<SessionMeta> {
+  const p = sessionPaths(deps.root, sessionId);
+  await fsp.mkdir(path.dirname(p.folder), { recursive: true });
+  await fsp.mkdir(path.dirname(p.meta), { recursive: true });
+  return withDirLock(
+    p.lock,
+    async () => {
+      const done = await readFinished(p, sessionId);
+      if (done) return done;
+      await clearLeftovers(p);
+      const tmp = tempFolderFor(p.folder);
+      try {
+        const made: { base: string; mirror?: string } =
+          workspace.git !== undefined ? await cloneInto(tmp, workspace, deps) : await copyInto(tmp, workspace.copy!, p, deps);
+        const meta: SessionMeta = {
+          sessionId,
+          kind: workspace.git !== undefined ? 'git' : 'copy',
+          source: workspace,
+          path: p.folder,
+          base: made.base,
+          ...(made.mirror ? { mirror: made.mirror } : {}),
+          createdAt: new Date().toISOString(),
+        };
+        // Metadata first, then the folder: a folder in place always has its metadata, and
+        // metadata without a folder is an unfinished attempt, redone.
+        await writeAtomic(p.meta, JSON.stringify(meta, null, 2));
+        await deps.pause?.('before-rename');
+        await fsp.rename(tmp, p.folder);
+        return meta;
+      } finally {
+        await fsp.rm(tmp, { recursive: true, force: true });
+      }
+    },
+    deps.signal,
+  );
+}
+
+async function writeAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fsp.writeFile(tmp, text);
+  await fsp.rename(tmp, file);
+}
+
+async function cloneInto(dir: string, w: WorkspaceOption, deps: ProvisionDeps): Promise<{ base: string; mirror: string }> {
+  const { git, signal } = deps;
+  const { mirror, commit } = await ensureMirror(w.git!, w.ref, deps);
+  // --shared: the clone borrows the mirror's objects (objects/info/alternates) and only ever reads
+  // them; its own index, refs and new objects are its own. A worktree would keep them in the mirror.
+  await gitText(git, { args: ['clone', '--shared', '--no-checkout', '--quiet', '--', mirror, dir], signal });
+  const isBranch =
+    w.ref !== undefined && (await git({ args: ['show-ref', '--verify', '--quiet', `refs/heads/${w.ref}`], cwd: mirror })).code === 0;
+  await gitText(git, {
+    args: isBranch ? ['checkout', '--quiet', '-B', w.ref!, commit] : ['checkout', '--quiet', '--detach', commit],
+    cwd: dir,
+    signal,
+  });
+  await gitText(git, { args: ['remote', 'set-url', 'origin', w.git!], cwd: dir, signal });
+  return { base: commit, mirror };
+}
+
+/** The identity of the base commit of a copied folder: fixed, so a retry's base is the same commit. */
+const BASE_IDENTITY = {
+  GIT_AUTHOR_NAME: 'durable-agent',
+  GIT_AUTHOR_EMAIL: 'durable-agent@localhost',
+  GIT_COMMITTER_NAME: 'durable-agent',
+  GIT_COMMITTER_EMAIL: 'durable-agent@localhost',
+  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+};
+
+export class NotADirectory extends Error {}
+
+async function copyInto(dir: string, from: string, p: SessionPaths, deps: ProvisionDeps): Promise<{ base: string }> {
+  const st = await fsp.stat(from).catch(() => undefined);
+  if (!st) throw new NotADirectory(`${from} does not exist`);
+  if (!st.isDirectory()) throw new NotADirectory(`${from} is not a directory`);
+  // Symlinks stay symlinks (verbatimSymlinks: their targets as written, not rewritten).
+  await fsp.cp(from, dir, { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false });
+  const base = await commitBase(dir, p, deps);
+  return { base };
+}
+
+/** Commits the folder's files, as `git add -A` sees them, in the session's git dir outside it. */
+async function commitBase(dir: string, p: SessionPaths, { git, signal }: ProvisionDeps): Promise<string> {
+  await gitText(git, { args: ['init', '--quiet', '--bare', p.gitDir], signal });
+  const index = `${p.gitDir}/base-index`;
+  const env = { GIT_DIR: p.gitDir, GIT_WORK_TREE: dir, GIT_INDEX_FILE: index, ...BASE_IDENTITY };
+  await gitText(git, { args: ['add', '-A'], cwd: dir, env, signal });
+  const tree = await gitText(git, { args: ['write-tree'], cwd: dir, env, signal });
+  const base = await gitText(git, { args: ['commit-tree', tree, '-m', 'workspace base'], cwd: dir, env, signal });
+  // A ref keeps the base (and its objects) from ever being collected.
+  await gitText(git, { args: ['update-ref', 'refs/heads/base', base], env, signal });
+  await fsp.rm(index, { force: true });
+  return base;
+}
