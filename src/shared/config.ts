@@ -86,7 +86,11 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
        * The folder the tools work in. With `workspace` it is not given: it is the workspace's folder
        * once the tools host has made it, and empty until then (ARCHITECTURE.md#workspaces).
        */
-      cwd: z.string().startsWith('/', { message: 'must be an absolute path' }).optional(),
+      // '' is the parsed form of "not given" (a workspace's, before it is made): parsing a parsed config again accepts it.
+      cwd: z
+        .string()
+        .refine((v) => v === '' || v.startsWith('/'), { message: 'must be an absolute path' })
+        .optional(),
       /** A folder made for this session on a tools host: a clone at a ref, or a copy (ARCHITECTURE.md#workspaces). */
       workspace: WorkspaceOption.optional(),
       /** A command run in the workspace after the agent ends; its exit code gives the result's `verdict`. */
@@ -199,14 +203,15 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
 
 export const SessionConfig = sharedSchema('config.SessionConfig', () =>
   SessionConfigFields.superRefine((c, ctx) => {
-    if (c.workspace && c.cwd !== undefined) {
+    const cwd = c.cwd === '' ? undefined : c.cwd;
+    if (c.workspace && cwd !== undefined) {
       ctx.addIssue({
         code: 'custom',
         path: ['workspace'],
         message: 'cannot be combined with cwd: the workspace is the folder the session works in',
       });
     }
-    if (!c.workspace && c.cwd === undefined) ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'required (or give a workspace)' });
+    if (!c.workspace && cwd === undefined) ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'required (or give a workspace)' });
   }).transform((c) => ({ ...c, cwd: c.cwd ?? '' })),
 );
 export type SessionConfig = z.infer<typeof SessionConfig>;

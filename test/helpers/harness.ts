@@ -143,7 +143,8 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, harn
     model.addScenario(scenario);
     return client.start({
       model: 'gpt-4.1-mini',
-      cwd: options.cwd ?? workspace(),
+      // A session with a workspace gets its folder from the tools host.
+      ...(options.workspace ? {} : { cwd: options.cwd ?? workspace() }),
       permissionMode: 'bypassPermissions',
       ...options,
       prompt: `${scenarioTag(scenario.name)} ${options.prompt ?? 'Do the task.'}`,
