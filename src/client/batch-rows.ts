@@ -50,6 +50,8 @@ export const CSV_COLUMNS = [
   'diffStat',
 ] as const satisfies readonly (keyof JobRow)[];
 
+const JSONL_FIELDS = [...CSV_COLUMNS, 'patch'] as const;
+
 /** What a job's session adds to its outcome. */
 export interface SessionFacts {
   result?: ResultMessage;
@@ -93,29 +95,41 @@ export function csvField(v: unknown): string {
 
 /** `results` output: a header and one CSV line per job, or one JSON object per job. */
 export function resultLines(rows: JobRow[], format: 'jsonl' | 'csv'): string[] {
-  if (format === 'jsonl') return rows.map((r) => JSON.stringify(r));
+  if (format === 'jsonl') return rows.map((r) => JSON.stringify(Object.fromEntries(JSONL_FIELDS.map((k) => [k, r[k]]))));
   return [CSV_COLUMNS.join(','), ...rows.map((r) => CSV_COLUMNS.map((c) => csvField(r[c])).join(','))];
 }
 
 /** A job id as a file name: `/` (never in an id today, but a name must not leave the folder) written `_`. */
 export const patchFileName = (jobId: string): string => `${jobId.replace(/\//g, '_')}.patch`;
 
-/**
- * Every job's row, in file order. With `patches`, a patch kept in parts is put back together from
- * its session's history; without, rows carry no patch. `onPatchMissing` hears of patches that
- * cannot be had (too large for the history, parts missing).
- */
+export interface BatchRowsOptions {
+  /** Put patches kept in parts back together from their sessions' histories; without, rows carry no patch. */
+  patches?: boolean;
+  parallel?: number;
+  /** Hears of patches that cannot be had (too large for the history, parts missing). */
+  onPatchMissing?: (jobId: string, why: string) => void;
+  /** Rows of finished jobs, by session id, kept across calls (a finished job's row does not change). */
+  cache?: Map<string, JobRow>;
+}
+
+const FINISHED = new Set(['completed', 'failed', 'cancelled', 'skipped_budget']);
+
+/** Every job's row, in file order, with its 1-based position in the jobs file. */
 export async function batchRows(
   client: DurableAgentClient,
   batchId: string,
-  opts: { patches?: boolean; parallel?: number; onPatchMissing?: (jobId: string, why: string) => void } = {},
-): Promise<JobRow[]> {
+  opts: BatchRowsOptions = {},
+): Promise<(JobRow & { index: number })[]> {
   const jobs = await batchResults(client, batchId);
-  const rows: JobRow[] = [];
+  const rows: (JobRow & { index: number })[] = [];
   const parallel = opts.parallel ?? 16;
-  for (let i = 0; i < jobs.length; i += parallel) {
-    rows.push(...(await Promise.all(jobs.slice(i, i + parallel).map(async (job) => rowOf(client, job, opts)))));
-  }
+  const one = async (job: JobResult) => {
+    const cached = opts.cache?.get(job.sessionId);
+    const row = cached ?? (await rowOf(client, job, opts));
+    if (!cached && opts.cache && FINISHED.has(job.status)) opts.cache.set(job.sessionId, row);
+    return { index: job.index, ...row };
+  };
+  for (let i = 0; i < jobs.length; i += parallel) rows.push(...(await Promise.all(jobs.slice(i, i + parallel).map(one))));
   return rows;
 }
 
