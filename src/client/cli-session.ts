@@ -17,6 +17,7 @@ import { isLocalGitPath } from './jobs-file';
 import { startConfigOf } from './session-info';
 import { LiveText } from './render-live';
 import { parseMcpConfigFile } from '../shared/mcp';
+import { WorkspaceOption } from '../shared/workspace';
 
 const SESSION_FLAGS = {
   model: { type: 'string' },
@@ -124,6 +125,12 @@ export function workspaceFlags(
   } else if (v['workspace-from'] !== undefined) {
     if (!v['workspace-from']) throw new UsageError('--workspace-from: expected a folder');
     workspace = { copy: path.resolve(here, v['workspace-from']) };
+  }
+  // Checked here, before connecting, so the flag is named: `--repo: ref: not a valid git ref`.
+  const checked = workspace && WorkspaceOption.safeParse(workspace);
+  if (checked && !checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new UsageError(`--${given[0]}: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`);
   }
   if (v.verify !== undefined && !v.verify.trim()) throw new UsageError('--verify: expected a command');
   return { ...(workspace ? { workspace } : {}), ...(v.verify !== undefined ? { verify: v.verify } : {}) };

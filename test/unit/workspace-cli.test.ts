@@ -33,6 +33,8 @@ describe('run --repo / --workspace-from / --verify', () => {
     [{ repo: 'u#' }, /^--repo: nothing after '#'/],
     [{ repo: '#main' }, /^--repo: expected URL\[#REF\]/],
     [{ verify: '  ' }, /^--verify: expected a command/],
+    [{ repo: '/r.git#a..b' }, /^--repo: ref: not a valid git ref/],
+    [{ repo: '-u' }, /^--repo: git: not a git URL or path/],
   ])('%j is refused by name', (flags, message) => {
     expect(() => workspaceFlags(flags, '/here')).toThrow(UsageError);
     expect(() => workspaceFlags(flags, '/here')).toThrow(message);
