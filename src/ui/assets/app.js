@@ -740,7 +740,13 @@
       const cost = m.costUsd.mean ?? 0;
       parts.push(text(0, y + 22, m.model.length > 26 ? `${m.model.slice(0, 25)}…` : m.model, { 'data-model': m.model }));
       parts.push(svg('rect', { x: LABEL, y, width: Math.max(1, share * barW), height: 16, fill: 'var(--ok)', 'data-bar': 'resolved' }));
-      parts.push(text(LABEL + Math.max(1, share * barW) + 6, y + 13, `${pct(m.resolvedShare)} resolved`));
+      parts.push(
+        text(
+          LABEL + Math.max(1, share * barW) + 6,
+          y + 13,
+          m.resolvedShare === null ? 'no verdicts (no verify command)' : `${pct(m.resolvedShare)} resolved`,
+        ),
+      );
       const cw = maxCost > 0 ? (cost / maxCost) * barW : 1;
       parts.push(svg('rect', { x: LABEL, y: y + 19, width: Math.max(1, cw), height: 16, fill: 'var(--run)', 'data-bar': 'cost' }));
       parts.push(text(LABEL + Math.max(1, cw) + 6, y + 32, `${usd(m.costUsd.mean ?? undefined)}/task`));
