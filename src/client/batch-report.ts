@@ -20,7 +20,11 @@ export interface ModelReport {
   resolvedShare: number | null;
   /** Jobs whose verdict is `fail`. */
   unresolved: number;
-  /** Jobs that failed or were cancelled, or whose verify could not run (verdict `error`). */
+  /**
+   * Jobs without a pass or fail: verify could not run (verdict `error`), or the job failed or was
+   * cancelled and had no verdict. A job that ran out of turns but whose verify passed is resolved,
+   * not an error: each job is in at most one of resolved, unresolved, errors, skipped, unfinished.
+   */
   errors: number;
   /** Jobs never started: the batch budget was spent. */
   skipped: number;
@@ -66,7 +70,7 @@ function modelReport(model: string, jobs: ReportInput[]): ModelReport {
     resolved,
     resolvedShare: jobs.some((j) => j.verdict != null) ? resolved / jobs.length : null,
     unresolved: jobs.filter((j) => j.verdict === 'fail').length,
-    errors: jobs.filter((j) => j.status === 'failed' || j.status === 'cancelled' || j.verdict === 'error').length,
+    errors: jobs.filter((j) => j.verdict === 'error' || (j.verdict == null && (j.status === 'failed' || j.status === 'cancelled'))).length,
     skipped: jobs.filter((j) => j.status === 'skipped_budget').length,
     unfinished: jobs.filter((j) => j.status === 'running' || j.status === 'waiting').length,
     costUsd: { total: costs.reduce((a, b) => a + b, 0), mean: mean(costs), median: median(costs) },

@@ -3,6 +3,7 @@
  * outcome plus what its session's result says about its workspace and verdict
  * (ARCHITECTURE.md#workspaces). `jobRow` is the pure mapping; `batchRows` reads what it needs.
  */
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ResultMessage } from '../shared/events';
 import type { DiffStat, Verdict } from '../shared/workspace';
 import * as api from '../shared/api';
@@ -141,7 +142,8 @@ async function rowOf(
   // Jobs that never started a session have nothing more to say.
   if (job.status === 'skipped_budget' || job.status === 'waiting') return withoutPatch(jobRow(job), opts);
   const handle = client.client.workflow.getHandle(job.sessionId);
-  const d = await handle.describe().catch(() => undefined);
+  // A job cancelled or failed before its session started has none.
+  const d = await handle.describe().catch((e: Error) => (e instanceof WorkflowNotFoundError ? undefined : Promise.reject(e)));
   if (!d) return withoutPatch(jobRow(job), opts);
   const model = (d.searchAttributes as Record<string, unknown[] | undefined>)[api.SEARCH_ATTRIBUTES.model]?.[0] as string | undefined;
   const result = d.status.name === 'COMPLETED' ? ((await handle.result()) as ResultMessage) : undefined;

@@ -18,8 +18,9 @@ export const RESULTS_USAGE = `usage: durable-agent results BATCH_ID [--format js
 
 export const REPORT_USAGE = `usage: durable-agent report BATCH_ID [BATCH_ID…] [--json]
   One table over the batches' jobs, a row per model: jobs, resolved (verdict pass; the share counts
-  every job), errors (failed, cancelled, or verify could not run), skipped (budget), cost per task
-  (total, mean, median), turns per task (mean) and time per task (median), over the jobs that ran.`;
+  every job), errors (no pass or fail: the job failed or was cancelled, or verify could not run),
+  skipped (budget), cost per task (total, mean, median), turns per task (mean) and time per task
+  (median), over the jobs that ran.`;
 
 /** The batch's status; an unknown id is bad input (exit 2), not a missing session. */
 async function statusOf(client: DurableAgentClient, batchId: string): Promise<BatchStatus> {

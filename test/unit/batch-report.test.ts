@@ -40,6 +40,16 @@ describe('batchReport', () => {
     ]);
   });
 
+  test('a job is an error only without a pass or fail: one that failed but whose verify ran counts by its verdict', () => {
+    const { models } = batchReport([
+      row({ status: 'failed', verdict: 'pass' }),
+      row({ status: 'failed', verdict: 'fail' }),
+      row({ status: 'cancelled', verdict: null }),
+      row({ status: 'completed', verdict: 'error' }),
+    ]);
+    expect(models[0]).toMatchObject({ jobs: 4, resolved: 1, unresolved: 1, errors: 2 });
+  });
+
   test('a row per model, in the order models first appear', () => {
     const { models } = batchReport([
       row({ model: 'm2', verdict: 'fail', costUsd: 1 }),

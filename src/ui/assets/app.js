@@ -581,7 +581,7 @@
         h(
           'div.muted',
           {},
-          'Resolved: verdict pass, as a share of every job. Errors: failed, cancelled, or verify could not run. Cost, turns and time per task: over the jobs that ran.',
+          'Resolved: verdict pass, as a share of every job. Errors: no pass or fail (the job failed or was cancelled, or verify could not run). Cost, turns and time per task: over the jobs that ran.',
         ),
       ),
       h(
