@@ -1,7 +1,7 @@
 /**
  * `npm run screenshots`: the dashboard's three pages as PNGs in docs/ (shown in the README).
  * Everything is real but the model: a dev server of its own, a worker, the scripted model playing
- * the demo session, one session waiting for approval and a batch of 12 jobs; then Debian's
+ * the demo session, one session waiting for approval and a batch of 6 tasks on two models; then Debian's
  * chromium (through playwright-core) opens each page. Writes docs/dashboard-{sessions,session,batch}.png.
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,18 +69,23 @@ async function main(): Promise<void> {
       permissionMode: 'default',
     });
 
+    // Six tasks on two models (submit --model gpt-4.1-mini --model gpt-4.1): the report has a row per model.
     const batchId = 'nightly-triage';
-    const jobs = Array.from({ length: 12 }, (_, i) => {
+    const jobs = Array.from({ length: 6 }, (_, i) => {
       const name = `triage-${i + 1}`;
       model.addScenario({ name, turns: [turn.text(`Issue ${i + 1}: labelled and answered.`)] });
       return { id: `issue-${100 + i}`, prompt: `[scenario:${name}] Triage issue ${100 + i}.`, permissionMode: 'bypassPermissions' };
     });
     const file = path.join(dir, 'jobs.jsonl');
     writeFileSync(file, jobs.map((j) => JSON.stringify(j)).join('\n'));
-    await submitBatch(stack.client, readJobsFile(file, { batchId, cwd: workspace }), { batchId, concurrency: 4 });
+    const suite = readJobsFile(file, { batchId, cwd: workspace, models: ['gpt-4.1-mini', 'gpt-4.1'] });
+    await submitBatch(stack.client, suite, { batchId, concurrency: 4 });
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`${dashboard.url}b/${batchId}`);
+    // The printed URL carries the sign-in token as its query: open it once, then the pages by path.
+    const base = new URL('/', dashboard.url).href;
+    await page.goto(dashboard.url);
+    await page.goto(`${base}b/${batchId}`);
     await until('the batch done', async () => (await page.locator('#progress').getAttribute('data-done')) === 'true');
     await page.screenshot({ path: path.join(DOCS, 'dashboard-batch.png'), fullPage: true });
 
@@ -88,7 +93,7 @@ async function main(): Promise<void> {
     await until('the sessions listed', async () => (await page.locator('#sessions tr[data-session]').count()) >= 14);
     await page.screenshot({ path: path.join(DOCS, 'dashboard-sessions.png') });
 
-    await page.goto(`${dashboard.url}s/${encodeURIComponent(fixed.sessionId)}`);
+    await page.goto(`${base}s/${encodeURIComponent(fixed.sessionId)}`);
     await page.locator('[data-result]').waitFor({ timeout: 60_000 });
     await page.screenshot({ path: path.join(DOCS, 'dashboard-session.png'), fullPage: true });
     console.log(`wrote docs/dashboard-{sessions,session,batch}.png`);

@@ -19,6 +19,7 @@ import {
   type BatchProgress,
   type JobOutcome,
 } from '../shared/batch';
+import { SessionConfigFields } from '../shared/config';
 import type { DurableAgentClient } from './client';
 import type { JobsFile } from './jobs-file';
 import { quote } from './stream';
@@ -118,7 +119,8 @@ export async function submitBatch(client: DurableAgentClient, file: JobsFile, op
             workflowId: jobWorkflowIdFor(opts.batchId, job.id),
             taskQueue: client.taskQueue,
             args: [args],
-            memo: { jobId: job.id, index: job.index },
+            // The model, so a job that never started (skipped, cancelled) still counts in its model's row of `report`.
+            memo: { jobId: job.id, index: job.index, model: job.options.model ?? DEFAULT_MODEL },
             typedSearchAttributes: batchSearchAttributes(opts.batchId),
             // Running: attach; closed: never again. Either way the job runs once.
             workflowIdConflictPolicy: 'USE_EXISTING',
@@ -135,6 +137,8 @@ export async function submitBatch(client: DurableAgentClient, file: JobsFile, op
   }
   return { batchId: opts.batchId, existed, started };
 }
+
+const DEFAULT_MODEL = SessionConfigFields.shape.model.parse(undefined);
 
 /** Submission pauses while the coordinator's current run has more history events than this. */
 export const PACE_EVENTS = 2_500;
@@ -176,7 +180,8 @@ export async function cancelBatch(client: DurableAgentClient, batchId: string): 
   await client.client.workflow.getHandle(batchId).cancel();
 }
 
-export type JobResult = JobOutcome | (Omit<JobOutcome, 'status'> & { status: 'waiting' | 'running' });
+/** A job's outcome, or the state of one not finished; `model` as submitted (absent for batches submitted before it was recorded). */
+export type JobResult = (JobOutcome | (Omit<JobOutcome, 'status'> & { status: 'waiting' | 'running' })) & { model?: string };
 
 /** One outcome per submitted job, in file order: finished jobs' results, and the state of the others. */
 export async function batchResults(client: DurableAgentClient, batchId: string, opts: { parallel?: number } = {}): Promise<JobResult[]> {
@@ -188,7 +193,11 @@ export async function batchResults(client: DurableAgentClient, batchId: string, 
   const out: JobResult[] = [];
   const parallel = opts.parallel ?? 32;
   for (let i = 0; i < listed.length; i += parallel) {
-    out.push(...(await Promise.all(listed.slice(i, i + parallel).map((w) => outcomeOf(client, batchId, w)))));
+    const outcomes = listed.slice(i, i + parallel).map(async (w): Promise<JobResult> => {
+      const outcome = await outcomeOf(client, batchId, w);
+      return typeof w.memo.model === 'string' ? { ...outcome, model: w.memo.model } : outcome;
+    });
+    out.push(...(await Promise.all(outcomes)));
   }
   return out.sort((a, b) => a.index - b.index);
 }

@@ -1,7 +1,6 @@
-/** The CLI's batch commands: submit (with a progress bar while attached) and results. */
-import { createWriteStream } from 'node:fs';
+/** The CLI's batch commands: submit (with a progress bar while attached) and batch status; results and report are in cli-results.ts. */
 import { MAX_CONCURRENCY, type BatchProgress } from '../shared/batch';
-import { batchResults, batchStatus, submitBatch } from './batch';
+import { batchStatus, submitBatch } from './batch';
 import path from 'node:path';
 import type { BatchJob } from '../shared/batch';
 import { SettingsError } from '../shared/permissions/settings';
@@ -10,7 +9,7 @@ import { JobsFileError, readJobsFile } from './jobs-file';
 import { checkSettingsFiles, parseSettingSources } from './settings-check';
 
 export const SUBMIT_USAGE = `usage: durable-agent submit JOBS.jsonl|JOBS.yaml [--concurrency N] [--max-budget-usd N] [--batch-id ID] [--cwd DIR] [--detach] [--json]
-  [--allowed-tools A,B] [--disallowed-tools A,B] [--ask-tools A,B] [--settings FILE] [--setting-sources user,project,local]
+  [--model M [--model M2 …]] [--allowed-tools A,B] [--disallowed-tools A,B] [--ask-tools A,B] [--settings FILE] [--setting-sources user,project,local]
   Each job is an object of session options (prompt, cwd, model, maxTurns, …) plus an optional id
   (default job-<n>). Every job is checked before anything starts. Re-running the same command
   attaches to the batch and starts only jobs not yet submitted; no job ever runs twice.
@@ -21,12 +20,13 @@ export const SUBMIT_USAGE = `usage: durable-agent submit JOBS.jsonl|JOBS.yaml [-
   --batch-id ID     default: derived from the file's content
   --cwd DIR         where relative job paths (and jobs without cwd) point (default: here)
   --detach          return once submitted; the batch runs on without this process
+  --model M         the model of jobs that name none; given more than once, every job runs once per
+                    model, as job TASK:MODEL (a '/' in the model written '_'), and jobs may not name
+                    one; the default batch id depends on the models too
+  A job's workspace ({"git": URL, "ref": REF} or {"copy": DIR}) is its folder, made on a tools host
+  (no cwd beside it); its verify ("CMD" or {"command": CMD, "timeoutMs": N}) gives its verdict.
   --allowed-tools, --disallowed-tools, --ask-tools, --settings, --setting-sources: defaults for every
                     job (a job's own allowedTools, …, settingsFile, settingSources win)`;
-
-export const RESULTS_USAGE = `usage: durable-agent results BATCH_ID [--format jsonl|csv] [--out FILE]
-  One line per job, in file order: id, status, result, turns, costUsd, error, sessionId
-  (status: completed, failed, cancelled, skipped_budget, or running/waiting while the batch runs).`;
 
 export const BATCH_USAGE = `usage: durable-agent batch status BATCH_ID [--watch] [--json]
   Where the batch stands: done / running / queued / failed / skipped, spend, ETA. On a terminal the
@@ -40,6 +40,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
     argv,
     {
       concurrency: { type: 'string' },
+      model: { type: 'string', multiple: true },
       'batch-id': { type: 'string' },
       cwd: { type: 'string' },
       detach: { type: 'boolean' },
@@ -67,7 +68,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
     ...(v.settings !== undefined ? { settingsFile: path.resolve(v.settings) } : {}),
     ...(v['setting-sources'] !== undefined ? { settingSources: parseSettingSources(v['setting-sources']) } : {}),
   };
-  const file = readJobsFile(positionals[0]!, { batchId: v['batch-id'], cwd: v.cwd, defaults });
+  const file = readJobsFile(positionals[0]!, { batchId: v['batch-id'], cwd: v.cwd, defaults, models: v.model });
   for (const w of file.warnings) err(`warning: ${w}`);
   checkJobSettings(positionals[0]!, file.jobs);
   const batchId = v['batch-id'] ?? file.defaultBatchId;
@@ -197,49 +198,4 @@ export async function batchCommand(argv: string[]): Promise<number> {
   const json = Boolean(v.json);
   const live = Boolean(v.watch) || (!json && Boolean(process.stderr.isTTY));
   return withClient((client) => watchBatch(client, positionals[0]!, { json, live }));
-}
-
-const CSV_COLUMNS = ['id', 'status', 'result', 'turns', 'costUsd', 'error', 'sessionId'] as const;
-
-/** RFC 4180: quote fields with commas, quotes or line breaks; double the quotes. */
-function csvField(v: unknown): string {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-export async function resultsCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parse(argv, { out: { type: 'string' }, format: { type: 'string' } }, RESULTS_USAGE);
-  if (v.help) return (out(RESULTS_USAGE), EXIT.ok);
-  if (positionals.length !== 1) throw new UsageError(RESULTS_USAGE);
-  const format = v.format ?? (v.out?.endsWith('.csv') ? 'csv' : 'jsonl');
-  if (format !== 'jsonl' && format !== 'csv') throw new UsageError(`--format: expected jsonl or csv, got '${format}'`);
-  const batchId = positionals[0]!;
-  return withClient(async (client) => {
-    const { progress } = await batchStatus(client, batchId);
-    const results = await batchResults(client, batchId);
-    const rows = results.map((r) => ({
-      id: r.id,
-      status: r.status,
-      result: 'result' in r ? (r.result ?? null) : null,
-      turns: r.turns,
-      costUsd: r.costUsd,
-      error: r.error ?? null,
-      sessionId: r.sessionId,
-    }));
-    const lines =
-      format === 'csv'
-        ? [CSV_COLUMNS.join(','), ...rows.map((r) => CSV_COLUMNS.map((c) => csvField(r[c])).join(','))]
-        : rows.map((r) => JSON.stringify(r));
-    if (v.out) {
-      const file = createWriteStream(v.out);
-      for (const l of lines) file.write(`${l}\n`);
-      await new Promise<void>((resolve, reject) => file.end((e?: Error | null) => (e ? reject(e) : resolve())));
-      err(`${results.length} results written to ${v.out}`);
-    } else {
-      for (const l of lines) out(l);
-    }
-    if (results.length < progress.total)
-      err(`${progress.total - results.length} of ${progress.total} jobs are not listed (not submitted yet, or not yet visible)`);
-    return EXIT.ok;
-  });
 }

@@ -7,19 +7,24 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { z } from 'zod';
 import { AgentDefinition, checkPromptSize, type PermissionMode, type SessionOptions } from '../shared/config';
 import { EXIT, err, list, num, out, parse, printJson, readStdin, usd, UsageError, withClient } from './cli-args';
 import type { DurableAgentClient, SessionHandle } from './client';
 import { renderSummary, renderTranscript, visible } from './render';
 import { checkSettingsFiles, parseSettingSources } from './settings-check';
+import { isLocalGitPath } from './jobs-file';
+import { startConfigOf } from './session-info';
 import { LiveText } from './render-live';
 import { parseMcpConfigFile } from '../shared/mcp';
+import { WorkspaceOption } from '../shared/workspace';
 
 const SESSION_FLAGS = {
   model: { type: 'string' },
   cwd: { type: 'string' },
+  repo: { type: 'string' },
+  'workspace-from': { type: 'string' },
+  verify: { type: 'string' },
   'max-turns': { type: 'string' },
   'max-budget-usd': { type: 'string' },
   'permission-mode': { type: 'string' },
@@ -38,7 +43,8 @@ const SESSION_FLAGS = {
   'include-partial-messages': { type: 'boolean' },
 } as const;
 
-const FLAGS_USAGE = `  [--model M] [--cwd DIR] [--max-turns N] [--max-budget-usd X] [--interactive]
+const FLAGS_USAGE = `  [--model M] [--cwd DIR | --repo URL[#REF] | --workspace-from DIR] [--verify CMD]
+  [--max-turns N] [--max-budget-usd X] [--interactive]
   [--permission-mode default|acceptEdits|bypassPermissions|plan|dontAsk] [--allowed-tools A,B]
   [--disallowed-tools A,B] [--ask-tools A,B] [--settings FILE] [--setting-sources user,project,local]
   [--sandbox auto|required|off|JSON] [--agents JSON] [--mcp-config FILE]
@@ -50,6 +56,10 @@ const FLAGS_USAGE = `  [--model M] [--cwd DIR] [--max-turns N] [--max-budget-usd
   Task tool starts (each a child workflow of the session, listed by durable-agent show).
   --mcp-config FILE: MCP servers in Claude Code's .mcp.json format ({"mcpServers": {...}}), started
   on the tools worker; credentials (headers, URL query, args, env) as \${VAR}, set on the worker.
+  --repo URL[#REF]: the session works in a fresh clone of URL (a git URL, or a path on the tools
+  host) at REF (branch, tag or commit; default the remote's HEAD), made on a tools host;
+  --workspace-from DIR: in a copy of DIR there. Either replaces --cwd. --verify CMD runs in that
+  folder when the agent ends; its exit code is the session's verdict (durable-agent info ID).
   A tool call that asks waits for: durable-agent approve|deny ID.`;
 
 export const RUN_USAGE = `usage: durable-agent run [prompt]
@@ -72,6 +82,7 @@ type SessionFlags = ReturnType<typeof parse<typeof SESSION_FLAGS>>['values'];
 function sessionOptions(v: SessionFlags): Partial<SessionOptions> {
   return {
     ...(v.cwd ? { cwd: path.resolve(v.cwd) } : {}),
+    ...workspaceFlags(v),
     ...(v.model ? { model: v.model } : {}),
     ...(v['max-turns'] !== undefined ? { maxTurns: num(v['max-turns'], 'max-turns', { integer: true, min: 1 }) } : {}),
     ...(v['max-budget-usd'] !== undefined ? { maxBudgetUsd: num(v['max-budget-usd'], 'max-budget-usd') } : {}),
@@ -87,6 +98,42 @@ function sessionOptions(v: SessionFlags): Partial<SessionOptions> {
     ...(v.interactive ? { interactive: true } : {}),
     ...(v.id ? { sessionId: v.id } : {}),
   };
+}
+
+/**
+ * `--repo URL[#REF]` → `workspace: {git, ref}`; `--workspace-from DIR` → `workspace: {copy}` (DIR
+ * made absolute, as is a repository given as a relative path); `--verify CMD`. A workspace is the
+ * session's folder (ARCHITECTURE.md#workspaces), so `--cwd` beside one is refused by name.
+ */
+export function workspaceFlags(
+  v: { cwd?: string; repo?: string; 'workspace-from'?: string; verify?: string },
+  here: string = process.cwd(),
+): Pick<SessionOptions, 'workspace' | 'verify'> {
+  const given = (['repo', 'workspace-from'] as const).filter((f) => v[f] !== undefined);
+  if (given.length === 2) throw new UsageError('--repo and --workspace-from cannot be combined: give one workspace');
+  if (given.length && v.cwd !== undefined) {
+    throw new UsageError(`--cwd cannot be combined with --${given[0]}: the workspace is the folder the session works in`);
+  }
+  let workspace: SessionOptions['workspace'];
+  if (v.repo !== undefined) {
+    const hash = v.repo.lastIndexOf('#');
+    const url = hash < 0 ? v.repo : v.repo.slice(0, hash);
+    const ref = hash < 0 ? undefined : v.repo.slice(hash + 1);
+    if (!url) throw new UsageError(`--repo: expected URL[#REF], got '${v.repo}'`);
+    if (ref === '') throw new UsageError(`--repo: nothing after '#' in '${v.repo}' (leave out '#' for the remote's HEAD)`);
+    workspace = { git: isLocalGitPath(url) ? path.resolve(here, url) : url, ...(ref !== undefined ? { ref } : {}) };
+  } else if (v['workspace-from'] !== undefined) {
+    if (!v['workspace-from']) throw new UsageError('--workspace-from: expected a folder');
+    workspace = { copy: path.resolve(here, v['workspace-from']) };
+  }
+  // Checked here, before connecting, so the flag is named: `--repo: ref: not a valid git ref`.
+  const checked = workspace && WorkspaceOption.safeParse(workspace);
+  if (checked && !checked.success) {
+    const issue = checked.error.issues[0]!;
+    throw new UsageError(`--${given[0]}: ${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`);
+  }
+  if (v.verify !== undefined && !v.verify.trim()) throw new UsageError('--verify: expected a command');
+  return { ...(workspace ? { workspace } : {}), ...(v.verify !== undefined ? { verify: v.verify } : {}) };
 }
 
 /** `--mcp-config FILE` (Claude Code's `.mcp.json`); a bad file is a ConfigError naming the field (exit 2). */
@@ -133,7 +180,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   let prompt = positionals.join(' ').trim();
   if (!prompt && !process.stdin.isTTY) prompt = (await readStdin()).trim();
   if (!prompt) throw new UsageError(`a prompt is required\n\n${RUN_USAGE}`);
-  const options = { cwd: process.cwd(), ...sessionOptions(v), prompt } as SessionOptions;
+  const given = sessionOptions(v);
+  // With a workspace there is no default folder: it is made on the tools host.
+  const options = { ...(given.workspace ? {} : { cwd: process.cwd() }), ...given, prompt } as SessionOptions;
   // Before connecting: bad input exits 2 with nothing started, whether or not Temporal answers.
   checkStartInput(options);
   return withClient(async (client) => startAndAttach(client, options, v));
@@ -149,6 +198,9 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   const [id, ...words] = positionals;
   if (!id) throw new UsageError(`a session id is required\n\n${RESUME_USAGE}`);
   if (!v.fork && v.id) throw new UsageError(`--id needs --fork (without it the session keeps its id)\n\n${RESUME_USAGE}`);
+  if (v.repo !== undefined || v['workspace-from'] !== undefined) {
+    throw new UsageError(`--${v.repo !== undefined ? 'repo' : 'workspace-from'}: a resumed session works where its conversation began`);
+  }
   const prompt = words.join(' ').trim() || 'Continue where you left off.';
   checkPromptSize(prompt);
   return withClient(async (client) => {
@@ -157,7 +209,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     if (!v.fork && d.status.name === 'RUNNING') {
       throw new UsageError(`session ${id} is still running: send it a message (durable-agent send) or resume it with --fork`);
     }
-    const base = await startConfigOf(client, id);
+    const base = await startConfigOf(client.client, id);
     // reloadSettings is this resume's choice alone: never inherited from the run resumed.
     const { sessionId: _s, startedAt: _t, resume: _r, forkSession: _f, batchId: _b, reloadSettings: _l, ...inherited } = base;
     const options = {
@@ -170,20 +222,6 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     } as SessionOptions;
     return startAndAttach(client, options, v);
   });
-}
-
-/** The options a session was started with (the first argument of its latest run). */
-async function startConfigOf(client: DurableAgentClient, sessionId: string): Promise<SessionOptions> {
-  const c = client.client;
-  const res = await c.workflowService.getWorkflowExecutionHistory({
-    namespace: c.options.namespace,
-    execution: { workflowId: sessionId },
-    maximumPageSize: 1,
-  });
-  const payloads = res.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
-  const config = payloads ? await decodeFromPayloadsAtIndex<SessionOptions>(c.options.loadedDataConverter, 0, payloads) : undefined;
-  if (!config || typeof config !== 'object') throw new Error(`cannot read the options session ${sessionId} was started with`);
-  return config;
 }
 
 async function startAndAttach(

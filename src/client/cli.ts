@@ -8,7 +8,9 @@ import { CodecConfigError } from '../codec';
 import { BatchConflictError } from './batch';
 import { EXIT, err, out, UsageError } from './cli-args';
 import { approvalCommand } from './cli-approval';
-import { batchCommand, resultsCommand, submitCommand } from './cli-batch';
+import { batchCommand, submitCommand } from './cli-batch';
+import { diffCommand, infoCommand } from './cli-inspect';
+import { reportCommand, resultsCommand } from './cli-results';
 import { idCommand, lsCommand, resumeCommand, runCommand } from './cli-session';
 import { cleanupCommand } from './cli-workspace';
 import { SessionExistsError, SessionNotFoundError } from './client';
@@ -28,11 +30,15 @@ Sessions:
   deny ID [REQUEST]        refuse it (--message TEXT: what the model is told; --interrupt)
   usage ID                 tokens and cost so far
   show ID                  the transcript
+  info ID                  one session's facts: status, model, cwd, workspace, verdict, cost (--json)
+  diff ID                  the patch of what the agent changed in the session's workspace
   ls                       list sessions (--status running|waiting_for_approval|… --batch ID …)
   cancel ID                end a session (or a batch)
 Batches:
-  submit JOBS.jsonl|.yaml  run many sessions under a concurrency cap (--concurrency N --batch-id ID)
-  results BATCH_ID         one line per job (--format jsonl|csv --out FILE)
+  submit JOBS.jsonl|.yaml  run many sessions under a concurrency cap (--concurrency N --batch-id ID;
+                           --model A --model B: every job once per model)
+  results BATCH_ID         one line per job (--format jsonl|csv --out FILE --patches DIR)
+  report BATCH_ID…         resolved share, errors, cost, turns and time per task, a row per model (--json)
   batch status BATCH_ID    the batch's progress (--watch: live until it ends; --json)
 Workspaces:
   cleanup --older-than 7d  on a tools host: remove finished sessions' workspaces (never a running one's)
@@ -78,6 +84,12 @@ export async function main(argv: string[]): Promise<number> {
         return await submitCommand(rest);
       case 'results':
         return await resultsCommand(rest);
+      case 'report':
+        return await reportCommand(rest);
+      case 'info':
+        return await infoCommand(rest);
+      case 'diff':
+        return await diffCommand(rest);
       case 'batch':
         return await batchCommand(rest);
       case 'cleanup':

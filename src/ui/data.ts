@@ -11,7 +11,8 @@ import * as api from '../shared/api';
 import { BATCH_WORKFLOW_TYPE, progressQuery, type BatchProgress } from '../shared/batch';
 import type { StreamMessage } from '../client/live';
 import type { DurableAgentClient, SessionSummary } from '../client/client';
-import { batchResults, type JobResult } from '../client/batch';
+import { batchRows, type JobRow } from '../client/batch-rows';
+import { batchReport, type BatchReport } from '../client/batch-report';
 import { quote } from '../client/stream';
 import { costOf, lookupPrice } from '../shared/pricing';
 
@@ -96,8 +97,12 @@ class ActivityNotes {
   }
 }
 
+/** Finished jobs' rows kept between polls of a batch page (bounded: the oldest are dropped). */
+const MAX_CACHED_ROWS = 20_000;
+
 export class DashboardData {
   private activity = new ActivityNotes();
+  private rows = new Map<string, JobRow>();
   constructor(readonly client: DurableAgentClient) {}
 
   private get service() {
@@ -186,7 +191,10 @@ export class DashboardData {
     };
   }
 
-  /** Where a batch stands: the coordinator's progress (its result once done) and every job's outcome. */
+  /**
+   * Where a batch stands: the coordinator's progress (its result once done), every job's row (its
+   * verdict and diff figures, not its patch) and the report `durable-agent report` prints.
+   */
   async batch(batchId: string, opts: { jobs?: boolean } = {}) {
     check('batch', batchId);
     const handle = this.client.client.workflow.getHandle(batchId);
@@ -194,8 +202,10 @@ export class DashboardData {
     if (d.type !== BATCH_WORKFLOW_TYPE) throw new BadRequest(`${batchId} is not a batch (it is a ${d.type} workflow)`);
     const progress =
       d.status.name === 'COMPLETED' ? ((await handle.result()) as BatchProgress) : await handle.query(progressQuery).catch(() => undefined);
-    const jobs: JobResult[] | undefined = opts.jobs === false ? undefined : await batchResults(this.client, batchId);
-    return { batchId, executionStatus: d.status.name, startTime: d.startTime.toISOString(), progress, jobs };
+    const jobs = opts.jobs === false ? undefined : await batchRows(this.client, batchId, { cache: this.rows });
+    while (this.rows.size > MAX_CACHED_ROWS) this.rows.delete(this.rows.keys().next().value!);
+    const report: BatchReport | undefined = jobs ? batchReport(jobs) : undefined;
+    return { batchId, executionStatus: d.status.name, startTime: d.startTime.toISOString(), progress, jobs, report };
   }
 }
 

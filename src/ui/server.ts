@@ -15,6 +15,7 @@ import path from 'node:path';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { SessionNotFoundError, type DurableAgentClient, type SessionHandle } from '../client/client';
 import { BatchConflictError } from '../client/batch';
+import { CSV_COLUMNS, csvField } from '../client/batch-rows';
 import type { PermissionAnswer } from '../shared/approvals';
 import { annotate, BadRequest, DashboardData, type SessionFilter } from './data';
 
@@ -195,17 +196,7 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       const body =
         format === 'jsonl'
           ? jobs.map((j) => JSON.stringify(j)).join('\n') + (jobs.length ? '\n' : '')
-          : toCsv(jobs as unknown as Record<string, unknown>[], [
-              'id',
-              'index',
-              'sessionId',
-              'status',
-              'subtype',
-              'turns',
-              'costUsd',
-              'result',
-              'error',
-            ]);
+          : toCsv(jobs as unknown as Record<string, unknown>[], ['index', ...CSV_COLUMNS]);
       res.writeHead(200, {
         'content-type': format === 'jsonl' ? 'application/x-ndjson' : 'text/csv; charset=utf-8',
         'content-disposition': `attachment; filename="${id.replace(/[^\w.-]/g, '_')}.${format}"`,
@@ -438,9 +429,5 @@ function sendError(res: ServerResponse, e: unknown): void {
 }
 
 function toCsv(rows: Record<string, unknown>[], columns: string[]): string {
-  const cell = (v: unknown) => {
-    const s = v === undefined || v === null ? '' : String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [columns.join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\n') + '\n';
+  return [columns.join(','), ...rows.map((r) => columns.map((c) => csvField(r[c])).join(','))].join('\n') + '\n';
 }

@@ -66,16 +66,19 @@ test('--max-budget-usd: no slot once the spend reaches the budget, overshoot bou
   const csv = await cli(['results', batchId, '--format', 'csv'], { env: h.env });
   expect(csv.code).toBe(0);
   const rows = csv.stdout.trim().split('\n');
-  expect(rows[0]).toBe('id,status,result,turns,costUsd,error,sessionId');
+  expect(rows[0]).toBe(
+    'id,status,result,turns,costUsd,error,sessionId,model,durationMs,verdict,verifyExitCode,verifyDurationMs,verifyOutputTail,diffStat',
+  );
   expect(rows.filter((l) => l.split(',')[1] === 'skipped_budget')).toHaveLength(final.skipped);
   // The last jobs started got what was left of the budget as their cap, under their own.
   const jsonl = await cli(['results', batchId, '--format', 'jsonl'], { env: h.env });
-  expect(
-    jsonl.stdout
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l).status),
-  ).toEqual(results.map((x) => x.status));
+  const lines = jsonl.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { status: string; verdict: unknown });
+  expect(lines.map((l) => l.status)).toEqual(results.map((x) => x.status));
+  // A job never started has no verdict.
+  for (const l of lines.filter((x) => x.status === 'skipped_budget')) expect(l.verdict).toBeNull();
 });
 
 /** A Bash command that waits for a file the test writes (h.gate() has one file per workspace; this test needs two). */

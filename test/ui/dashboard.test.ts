@@ -226,7 +226,62 @@ test('a batch of 20 jobs: the progress bar advances to done, with a row per job 
     .split('\n')
     .map((l) => JSON.parse(l) as { id: string; status: string; result: string });
   expect(lines).toHaveLength(20);
-  expect(lines[6]).toMatchObject({ id: 'j07', status: 'completed', result: 'result j07' });
+  expect(lines[6]).toMatchObject({ id: 'j07', status: 'completed', result: 'result j07', verdict: null, model: 'gpt-4.1-mini' });
+  // The report: one model, every job counted; no verify, so no resolved share.
+  const report = page.locator('#report tr[data-model="gpt-4.1-mini"] td');
+  await waitFor(
+    'the report row',
+    async () =>
+      (await report
+        .nth(1)
+        .textContent()
+        .catch(() => '')) === '20',
+  );
+  expect(await report.nth(2).textContent()).toBe('–');
+  expect(await report.nth(3).textContent()).toBe('0');
+  expect(errors).toEqual([]);
+  await page.close();
+});
+
+test('a batch on two models: the report has a row per model and the chart a pair of bars per model', async () => {
+  const batchId = `ui-models-${RUN}`;
+  const ws = h.workspace();
+  const tasks = ['t1', 't2', 't3'].map((id) => {
+    const name = `${batchId}-${id}`;
+    h.model.addScenario({ name, turns: [turn.text(`result ${id}`)] });
+    return { id, prompt: `${scenarioTag(name)} task`, permissionMode: 'bypassPermissions' };
+  });
+  const file = path.join(ws, 'suite.jsonl');
+  writeFileSync(file, tasks.map((j) => JSON.stringify(j)).join('\n'));
+  const jobs = readJobsFile(file, { batchId, cwd: ws, models: ['gpt-4.1-mini', 'openai/gpt-4.1'] });
+  expect(jobs.jobs.map((j) => j.id)).toEqual([
+    't1:gpt-4.1-mini',
+    't1:openai_gpt-4.1',
+    't2:gpt-4.1-mini',
+    't2:openai_gpt-4.1',
+    't3:gpt-4.1-mini',
+    't3:openai_gpt-4.1',
+  ]);
+  await submitBatch(h.client, jobs, { batchId, concurrency: 6 });
+
+  const { page, errors } = await openPage(`${base}/b/${batchId}`);
+  await waitFor(
+    '6 of 6 finished on the page',
+    async () =>
+      (await page
+        .locator('#progress-text')
+        .textContent()
+        .catch(() => '')) === '6/6 finished',
+  );
+  const rows = page.locator('#report tbody tr[data-model]');
+  await waitFor('a report row per model', async () => (await rows.count()) === 2);
+  expect(await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)))).toEqual([
+    ['gpt-4.1-mini', '3'],
+    ['openai/gpt-4.1', '3'],
+  ]);
+  expect(await page.locator('#report-chart rect[data-bar="resolved"]').count()).toBe(2);
+  expect(await page.locator('#report-chart rect[data-bar="cost"]').count()).toBe(2);
+  expect(await page.locator('#report-chart text[data-model="openai/gpt-4.1"]').textContent()).toBe('openai/gpt-4.1');
   expect(errors).toEqual([]);
   await page.close();
 });

@@ -552,11 +552,38 @@
     const body = h('tbody');
     const meta = h('div.muted');
     const error = h('div');
+    const reportBody = h('tbody');
+    const chart = svg('svg', { id: 'report-chart', role: 'img', 'aria-label': 'resolve rate and cost per task, per model' });
     app.replaceChildren(
       h('h1', {}, `Batch ${id}`),
       meta,
       error,
       h('div.card', {}, h('h2', {}, 'Progress'), bar, legend, spend),
+      h(
+        'div.card',
+        { id: 'report-card' },
+        h('h2', {}, 'Report'),
+        h(
+          'table',
+          { id: 'report' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              REPORT_COLUMNS.map(([label], i) => h(`th${i ? '.num' : ''}`, {}, label)),
+            ),
+          ),
+          reportBody,
+        ),
+        chart,
+        h(
+          'div.muted',
+          {},
+          'Resolved: verdict pass, as a share of every job. Errors: no pass or fail (the job failed or was cancelled, or verify could not run). Cost, turns and time per task: over the jobs that ran.',
+        ),
+      ),
       h(
         'div',
         {},
@@ -575,7 +602,7 @@
           h(
             'tr',
             {},
-            ['#', 'Job', 'Status', 'Turns', 'Cost', 'Session', 'Result'].map((c) =>
+            ['#', 'Job', 'Status', 'Verdict', 'Changes', 'Turns', 'Cost', 'Session', 'Result'].map((c) =>
               h(`th${['Turns', 'Cost'].includes(c) ? '.num' : ''}`, {}, c),
             ),
           ),
@@ -640,6 +667,7 @@
         ` · concurrency ${p.concurrency ?? '–'} · ${num(p.turns)} turns · started ${ago(b.startTime)} · `,
         h('a', { href: temporalHref(id), target: '_blank', rel: 'noopener' }, 'Open in Temporal UI'),
       );
+      if (b.report) renderReport(b.report, reportBody, chart);
       if (!b.jobs) return;
       body.replaceChildren(
         ...b.jobs.map((j) =>
@@ -649,6 +677,8 @@
             h('td', {}, j.index),
             h('td', {}, j.id),
             h('td', {}, badge(j.status)),
+            h('td', {}, j.verdict ? h(`span.verdict.${j.verdict}`, { 'data-verdict': j.verdict }, j.verdict) : '–'),
+            h('td', {}, j.diffStat ? `${j.diffStat.filesChanged} files +${j.diffStat.insertions} −${j.diffStat.deletions}` : '–'),
             h('td.num', {}, num(j.turns)),
             h('td.num', {}, usd(j.costUsd)),
             h('td', {}, h('a', { href: sessionHref(j.sessionId) }, j.sessionId)),
@@ -661,6 +691,68 @@
       batch: onBatch,
       failure: (d) => error.replaceChildren(h('div.error-box', {}, d.error)),
     });
+  }
+
+  const pct = (x) => (typeof x === 'number' ? `${(100 * x).toFixed(1)}%` : '–');
+  const secs = (ms) => (typeof ms === 'number' ? `${(ms / 1000).toFixed(1)}s` : '–');
+  /** The columns of `durable-agent report` (src/client/batch-report.ts computes the figures). */
+  const REPORT_COLUMNS = [
+    ['Model', (m) => m.model],
+    ['Jobs', (m) => num(m.jobs)],
+    ['Resolved', (m) => (m.resolvedShare === null ? '–' : `${m.resolved} (${pct(m.resolvedShare)})`)],
+    ['Errors', (m) => num(m.errors)],
+    ['Skipped', (m) => num(m.skipped)],
+    ['Cost', (m) => usd(m.costUsd.total)],
+    ['Cost/task', (m) => usd(m.costUsd.mean ?? undefined)],
+    ['Median cost', (m) => usd(m.costUsd.median ?? undefined)],
+    ['Turns/task', (m) => (typeof m.turnsMean === 'number' ? m.turnsMean.toFixed(1) : '–')],
+    ['Median time', (m) => secs(m.durationMsMedian ?? undefined)],
+  ];
+
+  /** The report table, and a bar chart: each model's resolve rate (of 100%) and cost per task (of the largest). */
+  function renderReport(report, tbody, chart) {
+    const models = report.models || [];
+    tbody.replaceChildren(
+      ...models.map((m) =>
+        h(
+          'tr',
+          { 'data-model': m.model },
+          REPORT_COLUMNS.map(([, cell], i) => h(`td${i ? '.num' : ''}`, {}, cell(m))),
+        ),
+      ),
+    );
+    const W = 640;
+    const LABEL = 180;
+    const ROW = 46;
+    const barW = W - LABEL - 90;
+    const maxCost = Math.max(0, ...models.map((m) => m.costUsd.mean || 0));
+    chart.setAttribute('viewBox', `0 0 ${W} ${Math.max(1, models.length) * ROW + 24}`);
+    chart.setAttribute('width', String(W));
+    const parts = [];
+    const text = (x, y, s, attrs) => {
+      const t = svg('text', { x, y, 'font-size': 12, ...attrs });
+      t.textContent = s;
+      return t;
+    };
+    models.forEach((m, i) => {
+      const y = 8 + i * ROW;
+      const share = m.resolvedShare ?? 0;
+      const cost = m.costUsd.mean ?? 0;
+      parts.push(text(0, y + 22, m.model.length > 26 ? `${m.model.slice(0, 25)}…` : m.model, { 'data-model': m.model }));
+      parts.push(svg('rect', { x: LABEL, y, width: Math.max(1, share * barW), height: 16, fill: 'var(--ok)', 'data-bar': 'resolved' }));
+      parts.push(
+        text(
+          LABEL + Math.max(1, share * barW) + 6,
+          y + 13,
+          m.resolvedShare === null ? 'no verdicts (no verify command)' : `${pct(m.resolvedShare)} resolved`,
+        ),
+      );
+      const cw = maxCost > 0 ? (cost / maxCost) * barW : 1;
+      parts.push(svg('rect', { x: LABEL, y: y + 19, width: Math.max(1, cw), height: 16, fill: 'var(--run)', 'data-bar': 'cost' }));
+      parts.push(text(LABEL + Math.max(1, cw) + 6, y + 32, `${usd(m.costUsd.mean ?? undefined)}/task`));
+    });
+    parts.push(text(LABEL, models.length * ROW + 20, 'green: resolve rate (of all jobs) · blue: mean cost per task', { fill: '#6b7280' }));
+    chart.replaceChildren(...parts);
   }
 
   // ---------------------------------------------------------------------------------------------
