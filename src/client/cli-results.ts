@@ -1,5 +1,6 @@
 /** The CLI's commands that read finished batches: results (a line per job, patches) and report (a table per model). */
 import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { batchStatus, type BatchStatus } from './batch';
@@ -7,14 +8,18 @@ import { batchReport, renderReport } from './batch-report';
 import { batchRows, patchFileName, resultLines } from './batch-rows';
 import { EXIT, err, out, parse, printJson, UsageError, withClient } from './cli-args';
 import type { DurableAgentClient } from './client';
+import { cleanupWorkspaces } from '../activities/workspace/cleanup';
+import { workspacesRoot } from '../activities/workspace/layout';
 
-export const RESULTS_USAGE = `usage: durable-agent results BATCH_ID [--format jsonl|csv] [--out FILE] [--patches DIR]
+export const RESULTS_USAGE = `usage: durable-agent results BATCH_ID [--format jsonl|csv] [--out FILE] [--patches DIR] [--cleanup]
   One line per job, in file order: id, status, result, turns, costUsd, error, sessionId, model,
   durationMs, verdict, verifyExitCode, verifyDurationMs, verifyOutputTail, diffStat, patch
   (status: completed, failed, cancelled, skipped_budget, or running/waiting while the batch runs;
   verdict: pass, fail, error, or null without verify, for a job never started or whose workspace
   could not be made — its error starts "setup:"). CSV has every field but the patch.
-  --patches DIR   also write DIR/<job id>.patch for each job whose agent changed its workspace`;
+  --patches DIR   also write DIR/<job id>.patch for each job whose agent changed its workspace
+  --cleanup       then remove the workspaces of the batch's finished jobs kept on this host
+                  (run it on the tools host; cleanup --older-than does the same by age)`;
 
 export const REPORT_USAGE = `usage: durable-agent report BATCH_ID [BATCH_ID…] [--json]
   One table over the batches' jobs, a row per model: jobs, resolved (verdict pass; the share counts
@@ -35,7 +40,7 @@ async function statusOf(client: DurableAgentClient, batchId: string): Promise<Ba
 export async function resultsCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parse(
     argv,
-    { out: { type: 'string' }, format: { type: 'string' }, patches: { type: 'string' } },
+    { out: { type: 'string' }, format: { type: 'string' }, patches: { type: 'string' }, cleanup: { type: 'boolean' } },
     RESULTS_USAGE,
   );
   if (v.help) return (out(RESULTS_USAGE), EXIT.ok);
@@ -68,6 +73,7 @@ export async function resultsCommand(argv: string[]): Promise<number> {
       for (const r of withPatch) writeFileSync(path.join(v.patches, patchFileName(r.id)), r.patch!);
       err(`${withPatch.length} patches written to ${v.patches}`);
     }
+    if (v.cleanup) await cleanupBatch(client, rows);
     if (rows.length < progress.total)
       err(`${progress.total - rows.length} of ${progress.total} jobs are not listed (not submitted yet, or not yet visible)`);
     return EXIT.ok;
@@ -90,4 +96,27 @@ export async function reportCommand(argv: string[]): Promise<number> {
     for (const line of renderReport(report)) out(line);
     return EXIT.ok;
   });
+}
+
+/**
+ * `results --cleanup`: after the export, the workspaces of this batch's finished jobs that this
+ * host holds (ARCHITECTURE.md#workspaces); a running job's is kept, as `cleanup` keeps it.
+ */
+async function cleanupBatch(client: DurableAgentClient, rows: { sessionId: string; status: string }[]): Promise<void> {
+  const finished = new Set(rows.filter((r) => r.status !== 'running' && r.status !== 'waiting').map((r) => r.sessionId));
+  const report = await cleanupWorkspaces({
+    root: workspacesRoot(),
+    olderThanMs: 0,
+    only: finished,
+    isRunning: async (sessionId) => {
+      try {
+        return (await client.client.workflow.getHandle(sessionId).describe()).status.name === 'RUNNING';
+      } catch (e) {
+        if (e instanceof WorkflowNotFoundError) return false;
+        throw e;
+      }
+    },
+  });
+  err(`${report.removed.length} workspaces removed from this host (${hostname()})`);
+  for (const k of report.keptUnknown) err(`kept ${k.sessionId}: its state could not be read (${k.error})`);
 }

@@ -5,7 +5,7 @@
  * repository reuses its mirror; `report` gives the resolve rate and cost per task, one row per model.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import { sessionIdFor } from '../../src/shared/batch';
@@ -120,6 +120,14 @@ test('a batch on one repository: own folders, verdicts, patches that apply; a se
   expect(row!.costUsd.total).toBeGreaterThan(0);
   const table = await cli(['report', first], { env: h.env });
   expect(table.stdout).toMatch(/\b3\s+2 \(66\.7%\)/);
+
+  // After the export, --cleanup removes this batch's folders from this host, and only those.
+  const secondInfo = JSON.parse((await cli(['info', sessionIdFor(second, 'fix-3'), '--json'], { env: h.env })).stdout);
+  const cleaned = await cli(['results', first, '--cleanup', '--out', path.join(h.workspace(), 'r.jsonl')], { env: h.env });
+  expect(cleaned.code).toBe(0);
+  expect(cleaned.stderr).toContain('3 workspaces removed');
+  for (const i of infos) expect(existsSync(i.workspace.path)).toBe(false);
+  expect(existsSync(secondInfo.workspace.path)).toBe(true);
 }, 300_000);
 
 test('two models on one suite: every task once per model, one report row each', async () => {

@@ -16,6 +16,8 @@ export interface CleanupOptions {
   olderThanMs: number;
   /** Whether the session still runs; a session it cannot tell about is kept (throw to keep it). */
   isRunning(sessionId: string): Promise<boolean>;
+  /** Only these sessions' folders (`results --cleanup`: one batch's jobs); absent: every session's. */
+  only?: ReadonlySet<string>;
   now?: number;
 }
 
@@ -45,6 +47,7 @@ export async function cleanupWorkspaces(opts: CleanupOptions): Promise<CleanupRe
     } catch {
       continue;
     }
+    if (opts.only && !opts.only.has(meta.sessionId)) continue;
     const p = sessionPaths(opts.root, meta.sessionId);
     // The latest sign of life: the folder's own mtime, the last patch, the metadata.
     const last = Math.max(...[await mtime(p.meta), await mtime(p.folder), await mtime(p.patch)].map((t) => t ?? 0));
