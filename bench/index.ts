@@ -15,6 +15,7 @@
  *   npx tsx bench/model-client.ts        11. CPU per streamed model call: our client vs openai's
  *   npx tsx bench/worker-cpu.ts          12. CPU per turn by process and thread: ours vs the bare loop
  *   npx tsx bench/permission-check.ts    13. a Bash call checked on a real parse: the parser, the added activity
+ *   npx tsx bench/workspace-provision.ts 14. a workspace per job: clone from the mirror, copy, diff
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -39,6 +40,7 @@ const BENCHMARKS = [
   'model-client',
   'worker-cpu',
   'permission-check',
+  'workspace-provision',
 ];
 
 function main(): number {

@@ -99,9 +99,9 @@ export interface WorkspaceDiff {
   diffStat: DiffStat;
   /** Bytes of the whole patch (git diff --binary against the base, new files included, ignored files not). */
   patchBytes: number;
-  /** The patch, when at most MAX_INLINE_PATCH_BYTES. */
+  /** The patch, when at most MAX_INLINE_PATCH_BYTES and valid UTF-8 (a string would change other bytes). */
   patch?: string;
-  /** Otherwise: how many `readPatchPart` calls return it (up to MAX_PATCH_BYTES). */
+  /** Otherwise: how many `readPatchPart` calls return it (up to MAX_PATCH_BYTES): ceil(patchBytes / PATCH_PART_BYTES). */
   patchParts?: number;
   /** Over MAX_PATCH_BYTES: kept only on the tools host, at `patchFile`. */
   patchTruncated?: boolean;
@@ -111,6 +111,7 @@ export interface WorkspaceDiff {
 
 export interface PatchPartInput {
   sessionId: string;
+  /** 0-based, below `patchParts`. */
   part: number;
 }
 
@@ -142,6 +143,8 @@ export interface VerifyOutcome {
 export interface WorkspaceActivities {
   provisionWorkspace(input: ProvisionWorkspaceInput): Promise<ProvisionedWorkspace>;
   workspaceDiff(input: WorkspaceDiffInput): Promise<WorkspaceDiff>;
+  /** Bytes [part × PATCH_PART_BYTES, +PATCH_PART_BYTES) of the patch file, base64: decoded and
+   *  concatenated in order, the parts are the file byte for byte (a split may fall inside a character). */
   readPatchPart(input: PatchPartInput): Promise<string>;
   runVerify(input: RunVerifyInput): Promise<VerifyOutcome>;
 }

@@ -129,6 +129,34 @@ describe('git workspaces', () => {
     expect(counter.fetches()).toBe(1);
   });
 
+  test('a branch is fetched again once the last fetch is over a minute old; offline, the mirror stands', async () => {
+    const counter = countingGit();
+    const acts = activities(root, counter.git);
+    const stamp = mirrorPaths(root, origin.url).stamp;
+    const age = () => {
+      const old = new Date(Date.now() - 120_000);
+      fs.utimesSync(stamp, old, old);
+    };
+    await acts.provisionWorkspace({ sessionId: 's1', workspace: { git: origin.url, ref: 'main' } });
+    const work = path.join(dir, 'work');
+    git(work, 'checkout', '--quiet', 'main');
+    fs.writeFileSync(path.join(work, 'a.txt'), 'three\n');
+    git(work, 'commit', '--quiet', '-am', 'three');
+    git(work, 'push', '--quiet', origin.url, 'main');
+    const moved = git(work, 'rev-parse', 'HEAD');
+    // Fetched under a minute ago: the mirror's main.
+    expect((await acts.provisionWorkspace({ sessionId: 's2', workspace: { git: origin.url, ref: 'main' } })).base).toBe(origin.main);
+    expect(counter.fetches()).toBe(0);
+    age();
+    expect((await acts.provisionWorkspace({ sessionId: 's3', workspace: { git: origin.url, ref: 'main' } })).base).toBe(moved);
+    expect(counter.fetches()).toBe(1);
+    fs.renameSync(origin.url, `${origin.url}.away`);
+    age();
+    expect((await acts.provisionWorkspace({ sessionId: 's4', workspace: { git: origin.url, ref: 'main' } })).base).toBe(moved);
+    expect(counter.fetches()).toBe(2);
+    expect(counter.clones()).toBe(1);
+  });
+
   test('a retry of a finished provisioning returns the same answer and remakes nothing', async () => {
     const acts = activities(root);
     const first = await acts.provisionWorkspace({ sessionId: 's', workspace: { git: origin.url, ref: 'main' } });

@@ -26,13 +26,20 @@ export type GitRunner = (call: GitCall) => Promise<GitResult>;
 
 const SAFE_CONFIG = ['-c', 'protocol.ext.allow=never', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null'];
 
+/**
+ * glibc's malloc gives memory back after each of git's zlib streams and takes it again for the
+ * next, a brk pair per object: `git add -A` of 10k small files made 37k brk calls and took 14–19 s
+ * on a loaded 2-core VM, 3.7 s with these (docs/BENCHMARKS.md, section 14). Ignored elsewhere.
+ */
+const GLIBC_MALLOC = { MALLOC_TOP_PAD_: String(64 << 20), MALLOC_TRIM_THRESHOLD_: String(256 << 20) };
+
 export const runGit: GitRunner = async ({ args, cwd, env, signal, stdoutTo }) => {
   const file = stdoutTo ? await fsp.open(stdoutTo, 'w') : undefined;
   try {
     return await new Promise<GitResult>((resolve) => {
       const child = spawn('git', [...SAFE_CONFIG, ...args], {
         cwd,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', LC_ALL: 'C', ...env },
+        env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', LC_ALL: 'C', ...GLIBC_MALLOC, ...env },
         stdio: ['ignore', file ? file.fd : 'pipe', 'pipe'],
         ...(signal ? { signal } : {}),
       });

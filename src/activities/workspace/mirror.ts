@@ -87,7 +87,14 @@ export function ensureMirror(url: string, ref: string | undefined, deps: MirrorD
           );
           const commit = await resolve();
           if (commit && !(named && Date.now() - fetchedAt > MIRROR_FRESH_MS)) return { mirror: paths.dir, commit };
-          await gitText(git, { args: ['fetch', '--quiet', '--tags', '--force', 'origin'], cwd: paths.dir, signal });
+          try {
+            await gitText(git, { args: ['fetch', '--quiet', '--tags', '--force', 'origin'], cwd: paths.dir, signal });
+          } catch (e) {
+            // Only a freshness check failed (the host is offline, the server hiccuped): the mirror's
+            // commit for the name stands, rather than failing every job of the batch.
+            if (commit && !signal?.aborted) return { mirror: paths.dir, commit };
+            throw e;
+          }
           await stamp();
         }
         const commit = await resolve();
