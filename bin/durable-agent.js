@@ -22,4 +22,4 @@ if (checkout()) {
 } else {
   cli = require('../dist/client/cli.js');
 }
-cli.main(process.argv.slice(2)).then((code) => process.exit(code));
+cli.main(process.argv.slice(2)).then(cli.exitAfterOutput);

@@ -142,6 +142,14 @@ function report(e: unknown): number {
   return EXIT.error;
 }
 
+/**
+ * Exit once what was written to stdout has gone out: a pipe takes a large output (a patch, many
+ * result lines) in several writes, and `process.exit` would cut it short.
+ */
+export function exitAfterOutput(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
 if (require.main === module) {
-  void main(process.argv.slice(2)).then((code) => process.exit(code));
+  void main(process.argv.slice(2)).then(exitAfterOutput);
 }

@@ -30,8 +30,9 @@ export interface PatchPart {
 /**
  * The patch from its parts, in part order, whatever order the history holds them in (and once
  * each: a part read twice counts once). Throws NoPatchError unless exactly `expected` consecutive
- * parts are there. Each part is taken as the patch's text; the one place to change if parts
- * travel another way.
+ * parts are there. Each part is base64 of the patch file's bytes [part × 1 MiB, +1 MiB)
+ * (`readPatchPart`, src/shared/workspace.ts): joined as bytes first, as a character may straddle
+ * two parts, then read as UTF-8.
  */
 export function reassemblePatch(parts: PatchPart[], expected: number): string {
   const byPart = new Map<number, unknown>();
@@ -44,13 +45,13 @@ export function reassemblePatch(parts: PatchPart[], expected: number): string {
       'parts-missing',
     );
   }
-  return order
-    .map((n) => {
+  return Buffer.concat(
+    order.map((n) => {
       const v = byPart.get(n);
       if (typeof v !== 'string') throw new NoPatchError(`patch part ${n} is not text (${typeof v})`, 'parts-missing');
-      return v;
-    })
-    .join('');
+      return Buffer.from(v, 'base64');
+    }),
+  ).toString('utf8');
 }
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;

@@ -19,15 +19,30 @@ const completed = (eventId: number, scheduledEventId: number, result: unknown): 
   activityTaskCompletedEventAttributes: { scheduledEventId: scheduledEventId as unknown as Event['eventId'], result: payloads(result) },
 });
 
+const b64 = (s: string | Buffer) => Buffer.from(s).toString('base64');
+
 describe('reassemblePatch', () => {
+  test('a character split between two parts comes back whole (parts are bytes, as base64)', () => {
+    const bytes = Buffer.from('+é\n');
+    expect(
+      reassemblePatch(
+        [
+          { part: 0, value: b64(bytes.subarray(0, 2)) },
+          { part: 1, value: b64(bytes.subarray(2)) },
+        ],
+        2,
+      ),
+    ).toBe('+é\n');
+  });
+
   test('parts in part order whatever the order given; a part read twice counts once', () => {
     expect(
       reassemblePatch(
         [
-          { part: 2, value: 'c' },
-          { part: 0, value: 'a' },
-          { part: 1, value: 'b' },
-          { part: 1, value: 'b' },
+          { part: 2, value: b64('c') },
+          { part: 0, value: b64('a') },
+          { part: 1, value: b64('b') },
+          { part: 1, value: b64('b') },
         ],
         3,
       ),
@@ -36,8 +51,8 @@ describe('reassemblePatch', () => {
     expect(
       reassemblePatch(
         [
-          { part: 2, value: 'y' },
-          { part: 1, value: 'x' },
+          { part: 2, value: b64('y') },
+          { part: 1, value: b64('x') },
         ],
         2,
       ),
@@ -54,12 +69,12 @@ describe('reassemblePatch', () => {
       }
       throw new Error('expected a NoPatchError');
     };
-    expect(err([{ part: 0, value: 'a' }], 2)).toBe("the session's history holds 1 of the patch's 2 parts");
+    expect(err([{ part: 0, value: b64('a') }], 2)).toBe("the session's history holds 1 of the patch's 2 parts");
     expect(
       err(
         [
-          { part: 0, value: 'a' },
-          { part: 2, value: 'c' },
+          { part: 0, value: b64('a') },
+          { part: 2, value: b64('c') },
         ],
         2,
       ),
@@ -67,8 +82,8 @@ describe('reassemblePatch', () => {
     expect(
       err(
         [
-          { part: 0, value: 'a' },
-          { part: 1, value: 'b' },
+          { part: 0, value: b64('a') },
+          { part: 1, value: b64('b') },
         ],
         1,
       ),
@@ -84,14 +99,14 @@ describe('patchPartsIn', () => {
       scheduled(6, 'readPatchPart', { sessionId: 's', part: 0 }),
       scheduled(7, 'runVerify', { sessionId: 's', part: 9 }),
       scheduled(8, 'readPatchPart', { sessionId: 's', part: 2 }),
-      completed(9, 6, 'first '),
+      completed(9, 6, b64('first ')),
       completed(10, 7, 'not a part'),
-      completed(11, 5, 'second'),
+      completed(11, 5, b64('second')),
     ];
     const parts = await patchPartsIn(events, decode);
     expect(parts).toEqual([
-      { part: 0, value: 'first ' },
-      { part: 1, value: 'second' },
+      { part: 0, value: b64('first ') },
+      { part: 1, value: b64('second') },
     ]);
     expect(reassemblePatch(parts, 2)).toBe('first second');
   });

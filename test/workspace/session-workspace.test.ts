@@ -11,6 +11,8 @@ import { turn } from '../../src/testing/scripted-model';
 import { removeVarTmpDirs, varTmpDir } from '../helpers/outside-tmp';
 import { useHarness } from '../helpers/harness';
 import { scheduledActivities } from '../helpers/history';
+import { cli } from '../cli/helpers';
+import { MAX_INLINE_PATCH_BYTES, PATCH_PART_BYTES } from '../../src/shared/workspace';
 
 // The worker in this process makes its workspaces here (outside /tmp: the sandbox's /tmp is private).
 const WORKSPACES = varTmpDir('da-workspaces-');
@@ -127,4 +129,22 @@ test('workspace and cwd together are refused before anything starts, naming the 
   await expect(h.client.start({ prompt: 'x', workspace: { git: '/nowhere', branch: 'x' } as never })).rejects.toThrow(
     /workspace\.branch: unknown option/,
   );
+});
+
+test('a patch too large for the result is kept in history in parts, and `diff` puts it back together', async () => {
+  const repo = origin();
+  const big = turn.tool('Bash', { command: 'head -c 900000 /dev/urandom | base64 > big.txt && printf "é\\n" >> big.txt' });
+  const { result, handle } = await h.run({ name: 'ws-big', turns: [big, turn.text('wrote it')] }, { workspace: { git: repo.bare } });
+  const ws = result.workspace!;
+  expect(ws.patch).toBeUndefined();
+  expect(ws.patchBytes).toBeGreaterThan(MAX_INLINE_PATCH_BYTES);
+  expect(ws.patchParts).toBe(Math.ceil(ws.patchBytes! / PATCH_PART_BYTES));
+  const diff = await cli(['diff', handle.sessionId], { env: h.env });
+  expect(diff.code).toBe(0);
+  expect(Buffer.byteLength(diff.stdout)).toBe(ws.patchBytes);
+  const check = h.workspace();
+  execFileSync('git', ['clone', '-q', repo.bare, check]);
+  writeFileSync(path.join(check, 'change.patch'), diff.stdout);
+  git(check, 'apply', 'change.patch');
+  expect(readFileSync(path.join(check, 'big.txt'))).toEqual(readFileSync(path.join(ws.path, 'big.txt')));
 });
