@@ -37,7 +37,7 @@ function origin(): { bare: string; main: string } {
   return { bare, main: git(bare, 'rev-parse', 'main') };
 }
 
-/** A jobs file: each task fixes the script (`fix-*`) or does nothing (`idle-*`). */
+/** A jobs file: each task fixes the script (`fix-*`), does nothing (`idle-*`) or names a ref that does not exist (`bad-*`). */
 function jobsFile(repo: string, tasks: string[]): string {
   const lines = tasks.map((id) => {
     const fixes = id.startsWith('fix');
@@ -49,7 +49,7 @@ function jobsFile(repo: string, tasks: string[]): string {
       id,
       prompt: `${scenarioTag(`${RUN}-${id}`)} make the test pass`,
       permissionMode: 'bypassPermissions',
-      workspace: { git: repo, ref: 'main' },
+      workspace: { git: repo, ref: id.startsWith('bad') ? 'no-such-ref' : 'main' },
       verify: 'sh test.sh',
     });
   });
@@ -60,6 +60,7 @@ function jobsFile(repo: string, tasks: string[]): string {
 
 interface Line {
   id: string;
+  error: string | null;
   status: string;
   verdict: string | null;
   verifyExitCode: number | null;
@@ -72,19 +73,23 @@ test('a batch on one repository: own folders, verdicts, patches that apply; a se
   const repo = origin();
   const refs = git(repo.bare, 'show-ref');
   const first = `ws-${RUN}-a`;
-  const submitted = await cli(['submit', jobsFile(repo.bare, ['fix-1', 'fix-2', 'idle-1']), '--batch-id', first], { env: h.env });
-  expect(submitted.code).toBe(0);
+  const submitted = await cli(['submit', jobsFile(repo.bare, ['fix-1', 'fix-2', 'idle-1', 'bad-1']), '--batch-id', first], { env: h.env });
+  // One job failed (its workspace could not be made): the batch went on, and submit says so.
+  expect(submitted.code).toBe(1);
+  expect(submitted.stderr).toMatch(/4\/4 done.* 1 failed/);
 
   const patches = path.join(h.workspace(), 'patches');
   const res = await cli(['results', first, '--patches', patches], { env: h.env });
   expect(res.code).toBe(0);
   const lines = jsonLines<Line>(res.stdout).sort((a, b) => a.id.localeCompare(b.id));
   expect(lines.map((l) => [l.id, l.status, l.verdict, l.verifyExitCode])).toEqual([
+    ['bad-1', 'failed', null, null],
     ['fix-1', 'completed', 'pass', 0],
     ['fix-2', 'completed', 'pass', 0],
     ['idle-1', 'completed', 'fail', 1],
   ]);
-  expect(lines.map((l) => l.diffStat?.filesChanged)).toEqual([1, 1, 0]);
+  expect(lines[0]!.error).toMatch(/^setup: .*no-such-ref/);
+  expect(lines.map((l) => l.diffStat?.filesChanged)).toEqual([undefined, 1, 1, 0]);
 
   // Each job in its own folder at the base, the origin untouched, the patch applies to the base.
   const infos = await Promise.all(
@@ -114,12 +119,18 @@ test('a batch on one repository: own folders, verdicts, patches that apply; a se
   // The report: resolve rate and cost per task.
   const report = await cli(['report', first, '--json'], { env: h.env });
   expect(report.code).toBe(0);
-  const [row] = JSON.parse(report.stdout).models as { jobs: number; resolved: number; resolvedShare: number; costUsd: { total: number } }[];
-  expect(row).toMatchObject({ jobs: 3, resolved: 2 });
-  expect(row!.resolvedShare).toBeCloseTo(2 / 3);
+  const [row] = JSON.parse(report.stdout).models as {
+    jobs: number;
+    resolved: number;
+    errors: number;
+    resolvedShare: number;
+    costUsd: { total: number };
+  }[];
+  expect(row).toMatchObject({ jobs: 4, resolved: 2, errors: 1 });
+  expect(row!.resolvedShare).toBeCloseTo(2 / 4);
   expect(row!.costUsd.total).toBeGreaterThan(0);
   const table = await cli(['report', first], { env: h.env });
-  expect(table.stdout).toMatch(/\b3\s+2 \(66\.7%\)/);
+  expect(table.stdout).toMatch(/\b4\s+2 \(50(\.0)?%\)\s+1\b/);
 
   // After the export, --cleanup removes this batch's folders from this host, and only those.
   const secondInfo = JSON.parse((await cli(['info', sessionIdFor(second, 'fix-3'), '--json'], { env: h.env })).stdout);

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import { removeVarTmpDirs, varTmpDir } from '../helpers/outside-tmp';
-import { useHarness } from '../helpers/harness';
+import { scenarioTag, useHarness } from '../helpers/harness';
 import { scheduledActivities } from '../helpers/history';
 import { cli } from '../cli/helpers';
 import { MAX_INLINE_PATCH_BYTES, PATCH_PART_BYTES } from '../../src/shared/workspace';
@@ -147,4 +147,29 @@ test('a patch too large for the result is kept in history in parts, and `diff` p
   writeFileSync(path.join(check, 'change.patch'), diff.stdout);
   git(check, 'apply', 'change.patch');
   expect(readFileSync(path.join(check, 'big.txt'))).toEqual(readFileSync(path.join(ws.path, 'big.txt')));
+});
+
+test('a subagent works in its parent workspace, on the host its parent is pinned to', async () => {
+  const repo = origin();
+  const helper = { description: 'Fixes things', prompt: 'You fix things.', tools: ['Bash'] };
+  h.model.addScenario({
+    name: 'ws-child',
+    turns: [turn.tool('Bash', { command: 'echo fixed > status.txt' }), turn.text('child fixed it')],
+  });
+  const task = {
+    id: 'task_fix',
+    name: 'Task',
+    arguments: { description: 'fix', prompt: `${scenarioTag('ws-child')} fix it`, subagent_type: 'helper' },
+  };
+  const { result, handle } = await h.run(
+    { name: 'ws-parent', turns: [turn.tools([task]), turn.text('done')] },
+    { workspace: { git: repo.bare }, verify: 'sh test.sh', agents: { helper } },
+  );
+  expect(result.verdict).toBe('pass');
+  expect(result.workspace!.diffStat!.filesChanged).toBe(1);
+  const child = h.client.client.workflow.getHandle(`${handle.sessionId}/task/task_fix`);
+  const runs = await scheduledActivities(child, 'runTool');
+  expect(runs).toHaveLength(1);
+  expect(runs[0]!.taskQueue!.name).toBe(`${h.taskQueue}-tools@${hostname()}`);
+  expect(await scheduledActivities(child, 'provisionWorkspace')).toHaveLength(0);
 });
