@@ -16,6 +16,7 @@
  *   npx tsx bench/worker-cpu.ts          12. CPU per turn by process and thread: ours vs the bare loop
  *   npx tsx bench/permission-check.ts    13. a Bash call checked on a real parse: the parser, the added activity
  *   npx tsx bench/workspace-provision.ts 14. a workspace per job: clone from the mirror, copy, diff
+ *   npx tsx bench/workspace-batch.ts     15. a batch with workspaces beside the same jobs in pre-made folders
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -41,6 +42,7 @@ const BENCHMARKS = [
   'worker-cpu',
   'permission-check',
   'workspace-provision',
+  'workspace-batch',
 ];
 
 function main(): number {

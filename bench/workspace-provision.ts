@@ -21,7 +21,7 @@ import { provision } from '../src/activities/workspace/provision';
 import { takeDiff } from '../src/activities/workspace/diff';
 import { load, machine, median, ms, percentile, table } from './lib';
 
-function makeRepository(dir: string, files: number): { url: string; tree: string } {
+export function makeRepository(dir: string, files: number): { url: string; tree: string } {
   const tree = path.join(dir, 'tree');
   for (let i = 0; i < files; i++) {
     const folder = path.join(tree, `pkg${Math.floor(i / 100)}`);

@@ -1,10 +1,11 @@
 /**
  * `npm run screenshots`: the dashboard's three pages as PNGs in docs/ (shown in the README).
  * Everything is real but the model: a dev server of its own, a worker, the scripted model playing
- * the demo session, one session waiting for approval and a batch of 6 tasks on two models; then Debian's
+ * the demo session, one session waiting for approval and a batch of 6 tasks on a repository on two models; then Debian's
  * chromium (through playwright-core) opens each page. Writes docs/dashboard-{sessions,session,batch}.png.
  */
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -27,9 +28,27 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
   }
 }
 
+/** A bare repository with `tasks` files that say `broken`. */
+function makeRepository(dir: string, tasks: number): string {
+  const work = path.join(dir, 'repo-work');
+  mkdirSync(work);
+  for (let i = 1; i <= tasks; i++) writeFileSync(path.join(work, `task${i}.txt`), 'broken\n');
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=demo', '-c', 'user.email=demo@example.com', ...args], { cwd: work });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'tasks');
+  const bare = path.join(dir, 'repo.git');
+  execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+  return bare;
+}
+
 async function main(): Promise<void> {
   quietSdkLogs('ERROR');
   const dir = mkdtempSync(path.join(tmpdir(), 'durable-agent-shots-'));
+  // The worker below makes the batch's workspaces here (not under /tmp: the Bash sandbox's /tmp is private).
+  const workspaces = mkdtempSync('/var/tmp/durable-agent-shots-');
+  process.env.DURABLE_AGENT_WORKSPACES = workspaces;
   const workspace = path.join(dir, 'workspace');
   cpSync(path.join(ROOT, 'examples', 'workspace'), workspace, { recursive: true });
   const demo = await loadScenarioFile(path.join(ROOT, 'examples', 'scenarios', 'demo.json'), { vars: { WORKSPACE: workspace } });
@@ -69,16 +88,31 @@ async function main(): Promise<void> {
       permissionMode: 'default',
     });
 
-    // Six tasks on two models (submit --model gpt-4.1-mini --model gpt-4.1): the report has a row per model.
-    const batchId = 'nightly-triage';
+    // Six tasks on two models (submit --model gpt-4.1-mini --model gpt-4.1), each in its own clone
+    // of a repository whose check fails until a task's file is fixed: four tasks fix theirs, two
+    // do not. The report has a row per model, with verdicts and changes.
+    const repo = makeRepository(dir, 6);
+    const batchId = 'nightly-fixes';
     const jobs = Array.from({ length: 6 }, (_, i) => {
-      const name = `triage-${i + 1}`;
-      model.addScenario({ name, turns: [turn.text(`Issue ${i + 1}: labelled and answered.`)] });
-      return { id: `issue-${100 + i}`, prompt: `[scenario:${name}] Triage issue ${100 + i}.`, permissionMode: 'bypassPermissions' };
+      const name = `fix-${i + 1}`;
+      const fixes = i < 4;
+      model.addScenario({
+        name,
+        turns: fixes
+          ? [turn.tool('Bash', { command: `echo fixed > task${i + 1}.txt` }), turn.text(`Task ${i + 1}: fixed task${i + 1}.txt.`)]
+          : [turn.text(`Task ${i + 1}: could not find the cause.`)],
+      });
+      return {
+        id: `task-${i + 1}`,
+        prompt: `[scenario:${name}] Make check ${i + 1} pass.`,
+        permissionMode: 'bypassPermissions',
+        workspace: { git: repo, ref: 'main' },
+        verify: `grep -q fixed task${i + 1}.txt`,
+      };
     });
     const file = path.join(dir, 'jobs.jsonl');
     writeFileSync(file, jobs.map((j) => JSON.stringify(j)).join('\n'));
-    const suite = readJobsFile(file, { batchId, cwd: workspace, models: ['gpt-4.1-mini', 'gpt-4.1'] });
+    const suite = readJobsFile(file, { batchId, models: ['gpt-4.1-mini', 'gpt-4.1'] });
     await submitBatch(stack.client, suite, { batchId, concurrency: 4 });
 
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -102,6 +136,7 @@ async function main(): Promise<void> {
     await dashboard.close();
     await stack.close();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(workspaces, { recursive: true, force: true });
   }
 }
 
