@@ -37,7 +37,7 @@ test('worker against an unreachable server reports it, retries with backoff, and
   expect(result.code).toBe(0);
 });
 
-test("worker: no 'No activities/workflows registered' warning from its three one-kind workers; other SDK logs still shown", async () => {
+test("worker: no 'No activities/workflows registered' warning from its four one-kind workers; other SDK logs still shown", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'da-worker-'));
   const p = spawnCli(['worker'], {
     env: {
@@ -49,7 +49,9 @@ test("worker: no 'No activities/workflows registered' warning from its three one
   });
   try {
     // The SDK logs each worker's RUNNING state, then (in the same tick) the warning it would print.
-    await waitFor('three workers running', () => (p.stdout() + p.stderr()).match(/state: 'RUNNING'/g)?.length === 3);
+    // Four: workflows and model calls, legacy model calls, tools, and tools on this host's own
+    // queue (ARCHITECTURE.md#workspaces).
+    await waitFor('four workers running', () => (p.stdout() + p.stderr()).match(/state: 'RUNNING'/g)?.length === 4);
   } finally {
     p.child.kill('SIGTERM');
   }
