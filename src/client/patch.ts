@@ -30,7 +30,7 @@ export interface PatchPart {
 /**
  * The patch from its parts, in part order, whatever order the history holds them in (and once
  * each: a part read twice counts once). Throws NoPatchError unless exactly `expected` consecutive
- * parts are there. Each part is base64 of the patch file's bytes [part × 1 MiB, +1 MiB)
+ * parts are there. Each part is base64 of the patch file's bytes [part × PATCH_PART_BYTES, +PATCH_PART_BYTES)
  * (`readPatchPart`, src/shared/workspace.ts): joined as bytes first, as a character may straddle
  * two parts, then read as UTF-8.
  */

@@ -59,8 +59,11 @@ export function verifySpec(v: VerifyOption): { command: string; timeoutMs: numbe
 
 /** The largest patch a session's result carries inline; a larger one is kept in parts (`patchParts`). */
 export const MAX_INLINE_PATCH_BYTES = 256 * 1024;
-/** The size of one part of a larger patch, each the result of one `readPatchPart` activity. */
-export const PATCH_PART_BYTES = 1024 * 1024;
+/**
+ * The size of one part of a larger patch, each the result of one `readPatchPart` activity: as
+ * base64 (4/3 larger) it stays under the SDK's 512 KiB payload warning.
+ */
+export const PATCH_PART_BYTES = 360 * 1024;
 /** Larger patches are not kept in history at all: `patchTruncated`, and the file stays on the tools host. */
 export const MAX_PATCH_BYTES = 32 * 1024 * 1024;
 
