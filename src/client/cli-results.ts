@@ -10,6 +10,7 @@ import { EXIT, err, out, parse, printJson, UsageError, withClient } from './cli-
 import type { DurableAgentClient } from './client';
 import { cleanupWorkspaces } from '../activities/workspace/cleanup';
 import { workspacesRoot } from '../activities/workspace/layout';
+import { sessionIsRunning } from './cli-workspace';
 
 export const RESULTS_USAGE = `usage: durable-agent results BATCH_ID [--format jsonl|csv] [--out FILE] [--patches DIR] [--cleanup]
   One line per job, in file order: id, status, result, turns, costUsd, error, sessionId, model,
@@ -108,14 +109,7 @@ async function cleanupBatch(client: DurableAgentClient, rows: { sessionId: strin
     root: workspacesRoot(),
     olderThanMs: 0,
     only: finished,
-    isRunning: async (sessionId) => {
-      try {
-        return (await client.client.workflow.getHandle(sessionId).describe()).status.name === 'RUNNING';
-      } catch (e) {
-        if (e instanceof WorkflowNotFoundError) return false;
-        throw e;
-      }
-    },
+    isRunning: sessionIsRunning(client),
   });
   err(`${report.removed.length} workspaces removed from this host (${hostname()})`);
   for (const k of report.keptUnknown) err(`kept ${k.sessionId}: its state could not be read (${k.error})`);

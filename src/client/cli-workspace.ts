@@ -7,6 +7,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { cleanupWorkspaces } from '../activities/workspace/cleanup';
 import { workspacesRoot } from '../activities/workspace/layout';
 import { EXIT, err, out, parse, printJson, UsageError, withClient } from './cli-args';
+import type { DurableAgentClient } from './client';
 
 export const CLEANUP_USAGE = `usage: durable-agent cleanup --older-than DURATION [--root DIR] [--json]
   Run on a tools host: removes the folders (and the patches and metadata kept beside them) of
@@ -26,6 +27,19 @@ export function parseDuration(s: string | undefined, flag: string): number {
   return Number(m[1]) * UNIT_MS[m[2]!]!;
 }
 
+/** What cleanup asks the server of each session before removing its folder; an error keeps the folder. */
+export function sessionIsRunning(c: DurableAgentClient): (sessionId: string) => Promise<boolean> {
+  return async (sessionId) => {
+    try {
+      return (await c.client.workflow.getHandle(sessionId).describe()).status.name === 'RUNNING';
+    } catch (e) {
+      // Gone from the server (past retention): certainly not running.
+      if (e instanceof WorkflowNotFoundError) return false;
+      throw e;
+    }
+  };
+}
+
 export async function cleanupCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parse(
     argv,
@@ -41,15 +55,7 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
     cleanupWorkspaces({
       root,
       olderThanMs,
-      isRunning: async (sessionId) => {
-        try {
-          return (await c.client.workflow.getHandle(sessionId).describe()).status.name === 'RUNNING';
-        } catch (e) {
-          // Gone from the server (past retention): certainly not running.
-          if (e instanceof WorkflowNotFoundError) return false;
-          throw e;
-        }
-      },
+      isRunning: sessionIsRunning(c),
     }),
   );
   if (v.json) printJson(report);

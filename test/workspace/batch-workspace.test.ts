@@ -10,6 +10,7 @@ import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import { sessionIdFor } from '../../src/shared/batch';
 import { removeVarTmpDirs, varTmpDir } from '../helpers/outside-tmp';
+import { git } from './helpers';
 import { scenarioTag, useHarness } from '../helpers/harness';
 import { cli, jsonLines } from '../cli/helpers';
 
@@ -20,9 +21,6 @@ afterAll(removeVarTmpDirs);
 
 const h = useHarness();
 const RUN = Date.now().toString(36);
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
 
 /** A bare repository whose test script fails until status.txt says fixed. */
 function origin(): { bare: string; main: string } {

@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import { removeVarTmpDirs, varTmpDir } from '../helpers/outside-tmp';
+import { git } from './helpers';
 import { scenarioTag, useHarness } from '../helpers/harness';
 import { scheduledActivities } from '../helpers/history';
 import { cli } from '../cli/helpers';
@@ -20,9 +21,6 @@ process.env.DURABLE_AGENT_WORKSPACES = WORKSPACES;
 afterAll(removeVarTmpDirs);
 
 const h = useHarness();
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' }).trim();
 
 /** A bare origin whose `main` has a failing test script, and a tag `v1` one commit back. */
 function origin(): { bare: string; main: string; v1: string } {
