@@ -122,6 +122,8 @@ export interface LoadTranscriptInput {
   sessionId: string;
   /** The calling run: when resuming under the same id, the transcript is in the previous run. */
   excludeRunId: string;
+  /** A fork at turn N (counted across resumes): the transcript up to the end of that turn. */
+  atTurn?: number;
 }
 
 export interface LoadedTranscript {
@@ -132,6 +134,8 @@ export interface LoadedTranscript {
   trimmed: number;
   /** The settings that run used (its `settings` query); absent when it has none (recorded before settings, or before the query). */
   settings?: import('./hooks').SessionSettings;
+  /** The resumed session's turn marks (up to `atTurn` for a fork): turns go on counting from there. */
+  turnMarks?: import('./checkpoint').TurnMark[];
 }
 
 /** Runs on the model queue (any worker with a client): reading other sessions, for `resume`. */

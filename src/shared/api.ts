@@ -184,4 +184,10 @@ export const eventsQuery = defineQuery<EventsPage, [{ after?: number; limit?: nu
 export const transcriptQuery = defineQuery<Message[], [{ start?: number; limit?: number }?]>('transcript');
 /** The settings the run uses (rules, hook matchers, the files' digests; never hook commands): what a resume keeps while the files differ. */
 export const settingsQuery = defineQuery<SessionSettings | null>('settings');
+/** A session's checkpoints by turn, and its turn count across resumes (ARCHITECTURE.md#checkpoints). */
+export const checkpointsQuery = defineQuery<import('./checkpoint').CheckpointsView>('checkpoints');
+/** The turn (counted across resumes) a stream event's uuid belongs to, or null: `resumeSessionAt`. */
+export const turnOfMessageQuery = defineQuery<number | null, [string]>('turnOfMessage');
+/** Turn marks 1..N (across resumes): a fork's transcript ends at mark N's `end`. */
+export const turnMarksQuery = defineQuery<import('./checkpoint').TurnMark[]>('turnMarks');
 export const promptQuery = defineQuery<PromptPage, [{ upTo: number; start: number; maxBytes: number; withTools: boolean }]>('prompt');

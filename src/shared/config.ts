@@ -135,6 +135,17 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
       maxStopHookContinuations: z.number().int().min(0).default(3),
       /** At maxTurns, make one last call without tools for a summary of where things stand. */
       finalSummary: z.boolean().default(false),
+      /**
+       * Record the workspace as a git commit on the tools host after every turn whose tools may have
+       * changed it, and push it to the checkpoint remote (ARCHITECTURE.md#checkpoints).
+       */
+      checkpoints: z.boolean().default(true),
+      /**
+       * How long an activity on the session's pinned tools host may wait to be picked up before the
+       * host counts as lost (when no worker polls its queue either) and the workspace is restored
+       * elsewhere from its last checkpoint.
+       */
+      workspaceHostTimeoutMs: z.number().int().min(1_000).default(2 * 60_000),
       /** Continue-as-new after this many model turns in one run (also when Temporal suggests it). */
       continueAsNewEveryTurns: z.number().int().positive().optional(),
       /** Keep the AgentStatus/AgentModel/AgentTurns/AgentCostUsd/AgentBatchId search attributes current. */
@@ -183,6 +194,11 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
       resume: z.string().min(1).optional(),
       forkSession: z.boolean().default(false),
       /**
+       * With `resume` and `forkSession`: the transcript ends at the end of this turn, counted from 1
+       * across the whole resumed session (`fork --at N`; ARCHITECTURE.md#checkpoints).
+       */
+      resumeAtTurn: z.number().int().min(0).optional(),
+      /**
        * With `resume`: read the settings files anew even if they changed since the resumed session
        * started. Without it, changed files are reported in a `system` warning and the session keeps
        * the settings it started with (ARCHITECTURE.md#hooks).
@@ -212,6 +228,13 @@ export const SessionConfig = sharedSchema('config.SessionConfig', () =>
       });
     }
     if (!c.workspace && cwd === undefined) ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'required (or give a workspace)' });
+    if (c.resumeAtTurn !== undefined && !(c.resume && c.forkSession)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['resumeAtTurn'],
+        message: "goes with resume and forkSession: resuming a session's own folder at an earlier turn would overwrite it",
+      });
+    }
   }).transform((c) => ({ ...c, cwd: c.cwd ?? '' })),
 );
 export type SessionConfig = z.infer<typeof SessionConfig>;

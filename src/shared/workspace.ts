@@ -18,11 +18,22 @@ export const WorkspaceOption = sharedSchema('workspace.WorkspaceOption', () =>
       git: z.string().min(1).optional().describe('A git URL or a path on the tools host; cloned through a local mirror.'),
       ref: z.string().min(1).optional().describe('Branch, tag or commit to check out; default: the remote HEAD.'),
       copy: z.string().startsWith('/', { message: 'must be an absolute path' }).optional().describe('A folder on the tools host to copy.'),
+      checkpoint: z
+        .object({
+          session: z.string().min(1),
+          turn: z.number().int().min(0),
+          commit: z.string().regex(/^[0-9a-f]{40,64}$/, { message: 'must be a commit id' }),
+          ref: z.string().startsWith('refs/checkpoints/', { message: 'must be a checkpoint ref' }),
+        })
+        .strict()
+        .optional()
+        .describe("Another session's checkpoint (`fork --at`): restored from the host's checkpoint repository or the checkpoint remote."),
     })
     .strict()
     .superRefine((w, ctx) => {
-      if ((w.git === undefined) === (w.copy === undefined)) {
-        ctx.addIssue({ code: 'custom', message: 'give exactly one of git or copy', path: w.git === undefined ? [] : ['copy'] });
+      const given = [w.git, w.copy, w.checkpoint].filter((x) => x !== undefined).length;
+      if (given !== 1) {
+        ctx.addIssue({ code: 'custom', message: 'give exactly one of git, copy or checkpoint', path: w.git === undefined ? [] : ['copy'] });
       }
       if (w.ref !== undefined && w.git === undefined) ctx.addIssue({ code: 'custom', message: 'ref goes with git', path: ['ref'] });
       if (w.ref !== undefined && (w.ref.startsWith('-') || /\s|\.\.|[~^:?*[\\]/.test(w.ref))) {
@@ -142,8 +153,8 @@ export interface VerifyOutcome {
   error?: string;
 }
 
-/** Run on the tools queue (provisioning) and then on the session's host queue (the rest). */
-export interface WorkspaceActivities {
+/** Run on the tools queue (provisioning, restoring) and then on the session's host queue (the rest). */
+export interface WorkspaceActivities extends import('./checkpoint').CheckpointActivities {
   provisionWorkspace(input: ProvisionWorkspaceInput): Promise<ProvisionedWorkspace>;
   workspaceDiff(input: WorkspaceDiffInput): Promise<WorkspaceDiff>;
   /** Bytes [part × PATCH_PART_BYTES, +PATCH_PART_BYTES) of the patch file, base64: decoded and
