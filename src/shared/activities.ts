@@ -136,9 +136,13 @@ export interface LoadedTranscript {
   settings?: import('./hooks').SessionSettings;
   /** The resumed session's turn marks (up to `atTurn` for a fork): turns go on counting from there. */
   turnMarks?: import('./checkpoint').TurnMark[];
+  /** The resumed session's checkpoints (up to `atTurn` for a fork). */
+  checkpoints?: import('./checkpoint').CheckpointRecord[];
 }
 
 /** Runs on the model queue (any worker with a client): reading other sessions, for `resume`. */
 export interface SessionStoreActivities {
   loadTranscript(input: LoadTranscriptInput): Promise<LoadedTranscript>;
+  /** Whether any worker polled an activity queue within `withinMs`: a busy host is not a lost one. */
+  hostAlive(input: import('./checkpoint').HostAliveInput): Promise<boolean>;
 }

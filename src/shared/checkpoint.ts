@@ -29,7 +29,10 @@ export function checkpointRef(sessionSlug: string, run: string, turn: number): s
 
 /** A path component git accepts in a ref: `:`, spaces, `..`, `~^?*[\` and control characters become `_`. */
 export function refSafe(s: string): string {
-  const cleaned = s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/\.{2,}/g, '_').replace(/^\.+|\.lock$|\.+$/g, '_');
+  const cleaned = s
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/\.{2,}/g, '_')
+    .replace(/^\.+|\.lock$|\.+$/g, '_');
   return cleaned.length > 0 ? cleaned : '_';
 }
 

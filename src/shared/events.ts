@@ -247,9 +247,27 @@ export interface WarningMessage extends Base {
   message: string;
 }
 
+/** The session's tools host was lost and its folder restored on another from a checkpoint. */
+export interface WorkspaceRestoredMessage extends Base {
+  type: 'system';
+  subtype: 'workspace_restored';
+  lost_host: string;
+  host: string;
+  path: string;
+  /** The checkpoint restored: its turn and commit. */
+  turn: number;
+  commit: string;
+  message: string;
+}
+
 /** Messages only a durable session sends; the SDK has no type for them. */
 export type DurableAgentEvent =
-  PermissionRequestMessage | PermissionResolvedMessage | ModelChangedMessage | LoopDetectedMessage | WarningMessage;
+  | PermissionRequestMessage
+  | PermissionResolvedMessage
+  | ModelChangedMessage
+  | LoopDetectedMessage
+  | WarningMessage
+  | WorkspaceRestoredMessage;
 
 /** What the event log holds and the `events` query returns. */
 export type SessionEvent = SDKLoggedMessage | DurableAgentEvent;
@@ -260,6 +278,7 @@ const DURABLE_AGENT_SUBTYPES: ReadonlySet<string> = new Set<DurableAgentEvent['s
   'model_changed',
   'loop_detected',
   'warning',
+  'workspace_restored',
 ]);
 
 /**

@@ -31,6 +31,8 @@ export interface SessionActivities {
   hooks: HookActivities;
   setup: SetupActivities;
   workspace: WorkspaceActivities;
+  /** `restoreWorkspace` on the shared tools queue: any host, after the pinned one was lost (ARCHITECTURE.md#checkpoints). */
+  restore: Pick<WorkspaceActivities, 'restoreWorkspace'>;
 }
 
 /**
@@ -38,8 +40,11 @@ export interface SessionActivities {
  * and MCP servers run there from then on (ARCHITECTURE.md#workspaces).
  */
 export function activitiesFor(cfg: SessionConfig, workflowQueue: string, pinnedQueue?: string): SessionActivities {
-  const queues = taskQueuesFor(workflowQueue, pinnedQueue ?? cfg.toolsTaskQueue);
+  const pin = pinnedQueue ?? cfg.toolsTaskQueue;
+  const queues = taskQueuesFor(workflowQueue, pin);
   const heartbeatTimeout = cfg.heartbeatTimeoutMs;
+  // On a pinned host, a task nobody picks up in time may mean the host is gone (ARCHITECTURE.md#checkpoints).
+  const hostWait = pin !== undefined ? { scheduleToStartTimeout: cfg.workspaceHostTimeoutMs } : {};
   /**
    * Tools, MCP calls, hooks and set-up: on the workspace host, cancelled only once confirmed
    * stopped. `heartbeats: false` for an activity too short to need them (no heartbeat timer).
@@ -51,6 +56,7 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string, pinnedQ
   ): ActivityOptions => ({
     taskQueue: queues.tools,
     startToCloseTimeout,
+    ...hostWait,
     ...(heartbeats ? { heartbeatTimeout } : {}),
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { maximumAttempts: 3, initialInterval: '1s', ...(nonRetryableErrorTypes ? { nonRetryableErrorTypes } : {}) },
@@ -77,7 +83,7 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string, pinnedQ
       taskQueue: queues.model,
       startToCloseTimeout: '5 minutes',
       heartbeatTimeout: '1 minute',
-      retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['SessionNotFound', 'TranscriptTooLarge'] },
+      retry: { maximumAttempts: 5, nonRetryableErrorTypes: ['SessionNotFound', 'TranscriptTooLarge', 'ForkOutOfRange'] },
     }),
     // Bash allows 10 minutes per command; leave room for the kill and the report. An interrupted
     // Bash command is confirmed dead before the turn's results are written.
@@ -101,6 +107,12 @@ export function activitiesFor(cfg: SessionConfig, workflowQueue: string, pinnedQ
     // Making the folder (a clone may be long: heartbeats), its diff, the verify command (its own
     // timeout inside this one) — ARCHITECTURE.md#workspaces.
     workspace: proxyActivities<WorkspaceActivities>(onWorkspaceHost('130 minutes', ['WorkspaceSetupError'])),
+    restore: proxyActivities<Pick<WorkspaceActivities, 'restoreWorkspace'>>({
+      taskQueue: taskQueuesFor(workflowQueue).tools,
+      startToCloseTimeout: '130 minutes',
+      heartbeatTimeout,
+      retry: { maximumAttempts: 3, initialInterval: '1s', nonRetryableErrorTypes: ['CheckpointUnavailable', 'WorkspaceRestoreRefused'] },
+    }),
   };
 }
 

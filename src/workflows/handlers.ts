@@ -7,7 +7,8 @@ import * as api from '../shared/api';
 import { answerProblem, pendingPermissionsQuery, respondToPermissionUpdate } from '../shared/approvals';
 import { PermissionMode } from '../shared/config';
 import type { EventLog, LoopState } from './state';
-import { usageView } from './state';
+import { sessionTurn, usageView } from './state';
+import type { CheckpointsView } from '../shared/checkpoint';
 import { jsonBytes } from '../shared/payload';
 import { apiErrorCategory } from '../shared/sdk-shapes';
 import type { ExitReason } from './turn';
@@ -177,6 +178,12 @@ export function installHandlers(s: SessionControl): void {
     return { events, nextSeq: last, done: s.status === 'completed' && last >= state.nextSeq - 1 };
   });
   setHandler(api.settingsQuery, () => state.settings);
+  setHandler(api.checkpointsQuery, () => checkpointsView(state));
+  setHandler(api.turnMarksQuery, () => state.turnMarks ?? []);
+  setHandler(api.turnOfMessageQuery, (uuid) => {
+    const i = (state.turnMarks ?? []).findIndex((m) => m.uuids.includes(uuid));
+    return i < 0 ? null : i + 1;
+  });
   setHandler(api.transcriptQuery, (opts) => {
     const start = opts?.start ?? 0;
     return byteBoundedPage(state.messages.slice(start, start + (opts?.limit ?? state.messages.length)));
@@ -204,4 +211,16 @@ export function byteBoundedPage<T>(items: T[], maxBytes = QUERY_PAGE_BYTES): T[]
     if (bytes > maxBytes && i > 0) return items.slice(0, i);
   }
   return items;
+}
+
+/** The `checkpoints` query (ARCHITECTURE.md#checkpoints). */
+export function checkpointsView(state: LoopState): CheckpointsView {
+  const cp = state.checkpoints;
+  return {
+    turns: sessionTurn(state),
+    checkpoints: cp?.list ?? [],
+    ...(cp?.failing !== undefined ? { failing: cp.failing } : {}),
+    ...(state.compactedAtTurn !== undefined ? { compactedAtTurn: state.compactedAtTurn } : {}),
+    ...(state.config.cwd !== '' ? { path: state.config.cwd } : {}),
+  };
 }

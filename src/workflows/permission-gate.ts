@@ -5,6 +5,7 @@
  * Only that call waits: the turn's other read-only calls go on.
  */
 import { ActivityFailure, condition, isCancellation, patched } from '@temporalio/workflow';
+import { isHostLostFailure } from './checkpoints';
 import { DEFAULT_DENY_MESSAGE, type PendingPermission, type PermissionAnswer } from '../shared/approvals';
 import type { ToolUseBlock } from '../shared/messages';
 import { evaluatePermission, parseRules, type PermissionDecision, type PermissionRules } from '../shared/permissions';
@@ -94,7 +95,8 @@ async function callFacts(deps: GateDeps, call: ToolUseBlock, rules: PermissionRu
     });
     return { facts };
   } catch (e) {
-    if (isCancellation(e)) throw e;
+    // A lost host that could not be replaced ends the session (ARCHITECTURE.md#checkpoints).
+    if (isCancellation(e) || isHostLostFailure(e)) throw e;
     const cause = e instanceof ActivityFailure ? (e.cause?.message ?? e.message) : String(e);
     return { failed: `${call.name} was not run: the tools worker could not check it against the permission rules (${cause}).` };
   }

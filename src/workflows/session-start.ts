@@ -33,9 +33,16 @@ export async function startSession(deps: {
   /** The resumed run's settings, kept while the files differ from what they were read from. */
   let resumed: SessionSettings | undefined;
   if (cfg.resume) {
-    const loaded = await deps.store.loadTranscript({ sessionId: cfg.resume, excludeRunId: deps.runId });
+    const loaded = await deps.store.loadTranscript({
+      sessionId: cfg.resume,
+      excludeRunId: deps.runId,
+      ...(cfg.resumeAtTurn !== undefined ? { atTurn: cfg.resumeAtTurn } : {}),
+    });
     state.messages = [...loaded.messages, ...state.messages];
     resumed = loaded.settings;
+    // Turns go on counting from the resumed session's, and its checkpoints stay listed (ARCHITECTURE.md#checkpoints).
+    if (state.turnMarks && loaded.turnMarks) state.turnMarks = [...loaded.turnMarks];
+    if (state.checkpoints && loaded.checkpoints) state.checkpoints.list = [...loaded.checkpoints, ...state.checkpoints.list];
   }
   let all: ToolSpec[];
   if (cfg.setupInOneCall) {

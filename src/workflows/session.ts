@@ -42,6 +42,7 @@ import {
   initialState,
   migrateCarriedState,
   newTurnRecord,
+  sessionTurn,
   workspaceFields,
   type WorkspaceState,
   type CarriedState,
@@ -52,6 +53,18 @@ import * as context from './context';
 import { continueAsNewDue, continueAsNewNow } from './continue-as-new';
 import { forwardEventsToParent } from './subagents';
 import { batchSpendReporter } from './batch-spend';
+import {
+  hostLostFailure,
+  hostTimeout,
+  isHostLostFailure,
+  lastRestorable,
+  onLiveHost,
+  POLLER_FRESH_MS,
+  restoredNote,
+  startCheckpoints,
+  takeCheckpoint,
+  turnChangesWorkspace,
+} from './checkpoints';
 
 export async function agentSession(options: SessionOptions, carried?: CarriedState): Promise<ResultMessage> {
   const info = workflowInfo();
@@ -60,7 +73,7 @@ export async function agentSession(options: SessionOptions, carried?: CarriedSta
   const log = new EventLog(state, uuid4, carried?.recentEvents);
   // A subagent's events also go to its parent's stream (ARCHITECTURE.md#subagents).
   const forwarded = state.config.subagent ? forwardEventsToParent(log, state.config.subagent, () => state.costUsd) : undefined;
-  const session = new Session(state, log, info.runId, activitiesFor(state.config, info.taskQueue, state.workspace?.hostQueue));
+  const session = new Session(state, log, info.runId, activitiesFor(state.config, info.taskQueue, pinnedQueue(state)));
   installHandlers(session);
   try {
     return await session.run(Boolean(carried));
@@ -68,6 +81,11 @@ export async function agentSession(options: SessionOptions, carried?: CarriedSta
     // Continue-as-new and the result both wait for the last batch to be sent.
     await forwarded?.();
   }
+}
+
+/** The queue of the tools host the session's folder is on, once it has one. */
+function pinnedQueue(state: LoopState): string | undefined {
+  return state.workspace?.hostQueue ?? state.hostPin?.hostQueue;
 }
 
 function validate(options: SessionOptions): SessionConfig {
@@ -88,20 +106,35 @@ class Session implements SessionControl {
   private turnsThisRun = 0;
   /** A batch job's spend goes to its coordinator as it grows (ARCHITECTURE.md#batch-budget). */
   private readonly reportSpend: ((costUsd: number) => void) | undefined;
+  /** The activities as proxied; `acts` is the same with host loss handled (ARCHITECTURE.md#checkpoints). */
+  private raw!: SessionActivities;
+  private acts!: SessionActivities;
+  /** One restore at a time: parallel calls that find the host gone wait for the same one. */
+  private restoring: Promise<void> | undefined;
 
   constructor(
     readonly state: LoopState,
     readonly log: EventLog,
     readonly runId: string,
-    private acts: SessionActivities,
+    acts: SessionActivities,
   ) {
     this.reportSpend = batchSpendReporter(state.config);
+    this.setActivities(acts);
+  }
+
+  private setActivities(raw: SessionActivities): void {
+    this.raw = raw;
+    this.acts = onLiveHost(
+      () => this.raw,
+      (fn) => this.onHost(fn),
+    );
   }
 
   async run(resumed: boolean): Promise<ResultMessage> {
     const { state } = this;
     if (!resumed) {
       try {
+        startCheckpoints(state);
         await this.makeWorkspace();
         await startSession({
           state,
@@ -113,8 +146,11 @@ class Session implements SessionControl {
           hooks: this.acts.hooks,
           setup: this.acts.setup,
         });
+        // Checkpoint 0: the folder as the session found it.
+        await takeCheckpoint(state, this.log, (i) => this.acts.workspace.checkpointWorkspace(i));
       } catch (e) {
         if (isCancellation(e)) return this.finish('aborted');
+        if (isHostLostFailure(e)) return this.hostLost(e);
         // An activity failed (no such session to resume, a bad settings file), or the settings forbid the mode.
         const why =
           e instanceof ActivityFailure ? (e.cause?.message ?? e.message) : e instanceof ApplicationFailure ? e.message : undefined;
@@ -124,6 +160,25 @@ class Session implements SessionControl {
         return this.finish('setup_error');
       }
     }
+    try {
+      return await this.loop();
+    } catch (e) {
+      if (isHostLostFailure(e)) return this.hostLost(e);
+      throw e;
+    }
+  }
+
+  /**
+   * The host is gone and its folder could not be restored: the session ends with why. No SessionEnd
+   * hooks: they would run on the host that is gone.
+   */
+  private hostLost(e: ApplicationFailure): ResultMessage {
+    this.state.turn.errors.push(e.message);
+    return this.finish('host_lost');
+  }
+
+  private async loop(): Promise<ResultMessage> {
+    const { state } = this;
     for (;;) {
       if (state.awaitingInput) {
         this.setStatus('waiting_for_input');
@@ -204,6 +259,11 @@ class Session implements SessionControl {
           return step.exit;
         case 'run_tools': {
           const exit = await this.toolStep(step.calls);
+          if (state.checkpoints && turnChangesWorkspace(step.calls)) {
+            await CancellationScope.nonCancellable(() =>
+              takeCheckpoint(state, this.log, (i) => this.acts.workspace.checkpointWorkspace(i)),
+            );
+          }
           if (exit === 'end_turn' && (hasSteers(state) || (await this.stopHookContinues()))) continue;
           if (exit) return exit;
         }
@@ -235,7 +295,100 @@ class Session implements SessionControl {
     const made = await this.acts.workspace.provisionWorkspace({ sessionId: state.sessionId, workspace: source });
     state.workspace = { path: made.path, base: made.base, kind: made.kind, host: made.host, hostQueue: made.hostQueue };
     state.config = { ...state.config, cwd: made.path };
-    this.acts = activitiesFor(state.config, workflowInfo().taskQueue, made.hostQueue);
+    this.setActivities(activitiesFor(state.config, workflowInfo().taskQueue, made.hostQueue));
+  }
+
+  /**
+   * Run an activity of the session's tools host. When it is not picked up in time
+   * (`workspaceHostTimeoutMs`) or times out past its retries, and no worker polls the host's queue
+   * any more, the host is lost: the folder is restored on another host from its last checkpoint
+   * and the call runs there (ARCHITECTURE.md#checkpoints). A host that still polls is only busy.
+   */
+  private async onHost<T>(fn: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await fn();
+      } catch (e) {
+        const how = hostTimeout(e);
+        const queue = pinnedQueue(this.state) ?? this.state.config.toolsTaskQueue;
+        if (how === undefined || queue === undefined) throw e;
+        const alive = await this.raw.store.hostAlive({ queue, withinMs: POLLER_FRESH_MS });
+        if (alive) {
+          if (how === 'not_started') continue;
+          throw e;
+        }
+        this.restoring ??= CancellationScope.nonCancellable(() => this.restoreElsewhere(queue)).finally(() => (this.restoring = undefined));
+        await this.restoring;
+      }
+    }
+  }
+
+  private async restoreElsewhere(lostQueue: string): Promise<void> {
+    const { state } = this;
+    const cfg = state.config;
+    const lostHost = state.workspace?.host ?? state.hostPin?.host ?? lostQueue;
+    const from = lastRestorable(state);
+    if (!from) {
+      throw hostLostFailure(
+        `The tools host ${lostHost} holding ${cfg.cwd || 'the session'} is lost (no worker has polled ${lostQueue} for ` +
+          `${POLLER_FRESH_MS / 1000} s) and the session has no checkpoint in a checkpoint remote to restore from ` +
+          `(set DURABLE_AGENT_CHECKPOINT_REMOTE on the tools workers).`,
+      );
+    }
+    const list = state.checkpoints!.list;
+    // The first checkpoint: a restored copy's diff base (the folder as the session found it).
+    const zero = list[0]!.pushed === 'remote' ? list[0] : undefined;
+    const ws = state.workspace;
+    let restored;
+    try {
+      restored = await this.raw.restore.restoreWorkspace({
+        sessionId: state.sessionId,
+        path: cfg.cwd,
+        kind: ws?.kind ?? 'cwd',
+        ...(cfg.workspace ? { source: cfg.workspace } : {}),
+        ...(ws ? { base: ws.base } : {}),
+        checkpoint: { commit: from.commit, ref: from.ref },
+        ...(zero ? { baseCheckpoint: { commit: zero.commit, ref: zero.ref } } : {}),
+      });
+    } catch (e) {
+      if (!(e instanceof ActivityFailure)) throw e;
+      throw hostLostFailure(
+        `The tools host ${lostHost} is lost and ${cfg.cwd} could not be restored elsewhere: ${e.cause?.message ?? e.message}`,
+      );
+    }
+    // What the lost host checkpointed after `from` is gone with it.
+    state.checkpoints!.list = list.slice(0, list.indexOf(from) + 1);
+    if (ws) {
+      state.workspace = {
+        ...ws,
+        base: restored.base,
+        host: restored.host,
+        hostQueue: restored.hostQueue,
+        restoredFrom: { turn: from.turn, commit: from.commit, lostHost },
+      };
+    } else {
+      state.hostPin = { host: restored.host, hostQueue: restored.hostQueue };
+    }
+    this.setActivities(activitiesFor(cfg, workflowInfo().taskQueue, restored.hostQueue));
+    const note = restoredNote({
+      lostHost,
+      host: restored.host,
+      path: restored.path,
+      turn: from.turn,
+      commit: from.commit,
+      now: sessionTurn(state),
+    });
+    state.pendingNotices.push(note);
+    this.log.emit({
+      type: 'system',
+      subtype: 'workspace_restored',
+      lost_host: lostHost,
+      host: restored.host,
+      path: restored.path,
+      turn: from.turn,
+      commit: from.commit,
+      message: note,
+    });
   }
 
   /**
@@ -335,11 +488,13 @@ class Session implements SessionControl {
     state.lastPromptMessageCount = state.messages.length - 1;
     state.turn.stopReason = reply.stop_reason;
     warnIfUnpriced(state, log, reply);
-    log.emit({
+    const event = log.emit({
       type: 'assistant',
       message: sdkApiMessage(reply, content),
       parent_tool_use_id: null,
     });
+    // The turn's place in the transcript, for forks (ARCHITECTURE.md#checkpoints).
+    state.turnMarks?.push({ end: state.messages.length, uuids: [event.uuid] });
     upsertSessionSearchAttributes(state, 'running');
     return { ...reply, content };
   }
@@ -387,7 +542,12 @@ class Session implements SessionControl {
       (c) => results[c.id] ?? { type: 'tool_result' as const, tool_use_id: c.id, content: unanswered, is_error: true },
     );
     this.state.messages.push({ role: 'user', content: blocks });
-    this.log.emit({ type: 'user', message: { role: 'user', content: blocks }, parent_tool_use_id: null });
+    const event = this.log.emit({ type: 'user', message: { role: 'user', content: blocks }, parent_tool_use_id: null });
+    const mark = this.state.turnMarks?.[this.state.turnMarks.length - 1];
+    if (mark) {
+      mark.end = this.state.messages.length;
+      mark.uuids.push(event.uuid);
+    }
   }
 
   /** Run one part of a turn in a scope `interrupt` can cancel without ending the workflow. */

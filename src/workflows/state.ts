@@ -6,6 +6,7 @@
  * result built from it must change together.
  */
 import type { Verdict, VerifyReport, WorkspaceReport } from '../shared/workspace';
+import type { CheckpointRecord, TurnMark } from '../shared/checkpoint';
 import type { McpServerState } from '../shared/mcp';
 import type { SessionConfig, PermissionMode } from '../shared/config';
 import type { SessionUsage, SubagentRecord, TodoItem, UserInput } from '../shared/api';
@@ -111,6 +112,33 @@ export interface LoopState {
   workspace?: WorkspaceState;
   /** The `verify` command's outcome, once it has run. */
   verification?: { verdict: Verdict; report: VerifyReport };
+  /**
+   * Per-turn workspace checkpoints (ARCHITECTURE.md#checkpoints): absent in sessions started
+   * before them (or their recorded histories) and with `checkpoints: false`.
+   */
+  checkpoints?: CheckpointsState;
+  /**
+   * One mark per turn, counted across resumes (`turnMarks.length` is the session's turn number):
+   * where the turn ends in `messages` and its events' uuids. Absent in sessions started before them.
+   */
+  turnMarks?: TurnMark[];
+  /** Marks before this turn point into messages compaction replaced: a fork starts at or after it. */
+  compactedAtTurn?: number;
+  /** A plain-folder session restored on another tools host after its own was lost: pinned there. */
+  hostPin?: { host: string; hostQueue: string };
+}
+
+export interface CheckpointsState {
+  /** The session's first run id: names this run's refs (a resume under the same id is another). */
+  run: string;
+  list: CheckpointRecord[];
+  /** Why the last checkpoint could not be made or pushed; cleared by the next that is. */
+  failing?: string;
+}
+
+/** The session's turn number across resumes, when it keeps turn marks. */
+export function sessionTurn(state: LoopState): number {
+  return state.turnMarks?.length ?? state.turnCount;
 }
 
 export interface WorkspaceState {
@@ -118,6 +146,8 @@ export interface WorkspaceState {
   base: string;
   kind: 'git' | 'copy';
   host: string;
+  /** Set when the folder was restored on this host from a checkpoint after its first host was lost. */
+  restoredFrom?: { turn: number; commit: string; lostHost: string };
   /** The task queue only that host polls. */
   hostQueue: string;
   /** Set when the agent has ended and the diff was taken. */
@@ -195,6 +225,7 @@ export function initialState(config: SessionConfig, sessionId: string, nowMs: nu
     approvals: noApprovals(),
     settings: null,
     subagents: [],
+    turnMarks: [],
   };
 }
 

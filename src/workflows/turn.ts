@@ -23,13 +23,15 @@ export type ExitReason =
   /** A hook said stop (`continue: false`), or a UserPromptSubmit hook blocked the prompt. */
   | 'stopped_by_hook'
   /** An interactive session answered `maxRounds` user inputs; the next one ends it. */
-  | 'max_rounds';
+  | 'max_rounds'
+  /** The tools host holding the session's folder was lost and the folder could not be restored. */
+  | 'host_lost';
 
 /**
  * Exits that end the session even when it is interactive: a limit was reached, it was cancelled,
  * or it could not start. Every other exit ends only the user's turn.
  */
-const SESSION_ENDING: ReadonlySet<ExitReason> = new Set(['max_turns', 'max_rounds', 'max_budget', 'aborted', 'setup_error']);
+const SESSION_ENDING: ReadonlySet<ExitReason> = new Set(['max_turns', 'max_rounds', 'max_budget', 'aborted', 'setup_error', 'host_lost']);
 
 /** Does this exit end the whole session (rather than wait for the next message)? */
 export function endsSession(exit: ExitReason, session: { interactive: boolean; closed: boolean }): boolean {

@@ -98,6 +98,8 @@ export interface WorkerProcessOptions {
   script?: string;
   /** Set last: e.g. DURABLE_AGENT_TASK_QUEUE for another harness's queues, or the sandbox variables. */
   env?: NodeJS.ProcessEnv;
+  /** A command the worker runs under, e.g. `unshare …` for a host of its own; it must exec its arguments. */
+  prefix?: string[];
 }
 
 export interface WorkerProcess {
@@ -133,7 +135,10 @@ export function spawnWorker(opts: WorkerProcessOptions): WorkerProcess {
   delete env.DURABLE_AGENT_TOOLS_TASK_QUEUE;
   delete env.TEMPORAL_NAMESPACE;
   Object.assign(env, opts.env);
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [file, ...pre] = opts.prefix ?? [];
+  const child: ChildProcess = file
+    ? spawn(file, [...pre, process.execPath, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let markReady: () => void = () => undefined;
   let alive = true;

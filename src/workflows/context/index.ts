@@ -169,6 +169,8 @@ async function compact(
     ...state.config.retry,
   });
   state.messages = applyCompaction(state.messages, summary.summary, plan, { task: state.config.prompt });
+  // Turn marks up to here point into messages that are gone: a fork starts after (ARCHITECTURE.md#checkpoints).
+  if (state.turnMarks) state.compactedAtTurn = state.turnMarks.length + 1;
   state.costUsd += summary.costUsd;
   state.apiDurationMs += summary.durationMs;
   state.lastPromptMessageCount = 0;
