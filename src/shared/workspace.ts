@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
 import type { SandboxSettings } from './sandbox';
+import type { CheckpointActivities } from './checkpoint';
 
 /**
  * `{"git": URL_OR_PATH, "ref": BRANCH_TAG_OR_SHA}` or `{"copy": DIR}`. One object with a rule
@@ -154,7 +155,7 @@ export interface VerifyOutcome {
 }
 
 /** Run on the tools queue (provisioning, restoring) and then on the session's host queue (the rest). */
-export interface WorkspaceActivities extends import('./checkpoint').CheckpointActivities {
+export interface WorkspaceActivities extends CheckpointActivities {
   provisionWorkspace(input: ProvisionWorkspaceInput): Promise<ProvisionedWorkspace>;
   workspaceDiff(input: WorkspaceDiffInput): Promise<WorkspaceDiff>;
   /** Bytes [part × PATCH_PART_BYTES, +PATCH_PART_BYTES) of the patch file, base64: decoded and
