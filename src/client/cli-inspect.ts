@@ -1,18 +1,27 @@
-/** The CLI's commands that read one session's outcome: info (its facts) and diff (its patch). */
+/** The CLI's commands that read one session's outcome: info (its facts) and diff (its patch, or a checkpoint's change). */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { EXIT, out, parse, printJson, usd, UsageError, withClient } from './cli-args';
+import { CHECKPOINT_REMOTE_ENV } from '../shared/checkpoint';
+import { EXIT, err, out, parse, printJson, usd, UsageError, withClient } from './cli-args';
 import { SessionNotFoundError } from './client';
+import { checkpointPatch, findCheckpoints } from './checkpoint-diff';
+import { diffEnds } from './checkpoints';
 import { NoPatchError, sessionPatch } from './patch';
 import { sessionInfo, type SessionInfo } from './session-info';
 
 export const INFO_USAGE = `usage: durable-agent info ID [--json]
   One session's facts: id, status, cwd, model, workspace (path, host, base, diffStat; not the
-  patch: durable-agent diff ID), verdict, verify, costUsd, turns, durationMs, error. --json: one
-  object, for scripts; fields a session does not have (yet) are null.`;
+  patch: durable-agent diff ID), verdict, verify, costUsd, turns, durationMs, error, checkpoints
+  (turn, commit, ref, pushed) and checkpointsFailing. --json: one object, for scripts; fields a
+  session does not have (yet) are null.`;
 
-export const DIFF_USAGE = `usage: durable-agent diff ID
+export const DIFF_USAGE = `usage: durable-agent diff ID [--from N] [--to M] [--stat]
   Print what the agent changed in the session's workspace, as a patch against its base commit
-  (git apply takes it). Only for a session started with a workspace, once it has ended.`;
+  (git apply takes it). Only for a session started with a workspace, once it has ended.
+  --from N --to M: the change between the checkpoints of turns N and M (each the latest at or
+  before that turn; default: turn 0, the folder as found, and the latest), running or not, with
+  or without a workspace; durable-agent show ID lists them. --stat: a summary instead of the patch.
+  git runs here: the commits are read from this tools host's checkpoint repository or fetched
+  from ${CHECKPOINT_REMOTE_ENV}.`;
 
 async function infoOf(c: Parameters<Parameters<typeof withClient>[0]>[0], id: string) {
   try {
@@ -73,10 +82,16 @@ export function renderInfo(i: SessionInfo): string[] {
 }
 
 export async function diffCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parse(argv, {}, DIFF_USAGE);
+  const { values: v, positionals } = parse(
+    argv,
+    { from: { type: 'string' }, to: { type: 'string' }, stat: { type: 'boolean' } },
+    DIFF_USAGE,
+  );
   if (v.help) return (out(DIFF_USAGE), EXIT.ok);
   if (positionals.length !== 1) throw new UsageError(DIFF_USAGE);
   const id = positionals[0]!;
+  if (v.from !== undefined || v.to !== undefined) return checkpointDiffCommand(id, v);
+  if (v.stat) throw new UsageError(`--stat goes with --from/--to (the whole patch: durable-agent diff ${id} | git apply --stat)`);
   return withClient(async (c) => {
     const { info, result } = await infoOf(c, id);
     if (info.executionStatus === 'RUNNING') {
@@ -93,4 +108,16 @@ export async function diffCommand(argv: string[]): Promise<number> {
     }
     return EXIT.ok;
   });
+}
+
+/** `diff ID --from N --to M`: git diff between two checkpoints, taken on this machine. */
+async function checkpointDiffCommand(id: string, v: { from?: string; to?: string; stat?: boolean }): Promise<number> {
+  const ends = await withClient(async (c) => diffEnds(await (await c.get(id)).checkpoints(), id, v.from, v.to));
+  const { from, to } = ends;
+  const repo = await findCheckpoints([from.checkpoint, to.checkpoint], { sessionId: id });
+  if (from.turn !== from.checkpoint.turn || to.turn !== to.checkpoint.turn) {
+    err(`(turn ${from.turn} → checkpoint of turn ${from.checkpoint.turn}; turn ${to.turn} → checkpoint of turn ${to.checkpoint.turn})`);
+  }
+  process.stdout.write(await checkpointPatch(repo, from.checkpoint.commit, to.checkpoint.commit, { stat: Boolean(v.stat) }));
+  return EXIT.ok;
 }

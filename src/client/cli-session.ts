@@ -18,6 +18,7 @@ import { startConfigOf } from './session-info';
 import { LiveText } from './render-live';
 import { parseMcpConfigFile } from '../shared/mcp';
 import { WorkspaceOption } from '../shared/workspace';
+import { forkAtOptions, forkPoint, renderCheckpoints } from './checkpoints';
 
 const SESSION_FLAGS = {
   model: { type: 'string' },
@@ -70,12 +71,23 @@ ${FLAGS_USAGE}
   the model writes them.
   Attached, Ctrl-C interrupts the current turn (then: detach, end, or keep watching).`;
 
-export const RESUME_USAGE = `usage: durable-agent resume ID [prompt] [--fork] [--reload-settings]
+export const RESUME_USAGE = `usage: durable-agent resume ID [prompt] [--fork [--at N]] [--reload-settings]
 ${FLAGS_USAGE}
   Continues session ID's conversation with a new prompt (default: "${'Continue where you left off.'}").
   Without --fork the session keeps its id (ID must have ended); with --fork it gets a new one.
+  --fork --at N: the new session starts from turn N (counted from 1 across ID's resumes): its
+  transcript up to the end of that turn, its files from the checkpoint at or before it (as
+  durable-agent fork ID --at N).
   Settings files that changed since the session started are reported (on stderr) and not applied:
   the model may have written them. --reload-settings reads them anew.`;
+
+export const FORK_USAGE = `usage: durable-agent fork ID --at N [prompt] [--id NEW]
+${FLAGS_USAGE}
+  A new session from session ID as it was at the end of turn N (counted from 1 across ID's
+  resumes; 0 = before the first): ID's transcript up to that turn, and its folder as the checkpoint
+  at or before that turn recorded it, restored on a tools host (the new session's cwd: durable-agent
+  info NEW). durable-agent show ID lists the checkpoints. The same as resume ID --fork --at N; ID
+  is left as it was. The prompt defaults to "${'Continue where you left off.'}".`;
 
 type SessionFlags = ReturnType<typeof parse<typeof SESSION_FLAGS>>['values'];
 
@@ -188,19 +200,51 @@ export async function runCommand(argv: string[]): Promise<number> {
   return withClient(async (client) => startAndAttach(client, options, v));
 }
 
-export async function resumeCommand(argv: string[]): Promise<number> {
-  const { values: v, positionals } = parse(
-    argv,
-    { ...SESSION_FLAGS, fork: { type: 'boolean' }, 'reload-settings': { type: 'boolean' } },
-    RESUME_USAGE,
-  );
-  if (v.help) return (out(RESUME_USAGE), EXIT.ok);
+const RESUME_FLAGS = {
+  ...SESSION_FLAGS,
+  fork: { type: 'boolean' },
+  at: { type: 'string' },
+  'reload-settings': { type: 'boolean' },
+} as const;
+
+export function resumeCommand(argv: string[]): Promise<number> {
+  return resumeOrFork(argv, RESUME_USAGE);
+}
+
+/** `fork ID --at N …` is `resume ID --fork --at N …`. */
+export async function forkCommand(argv: string[]): Promise<number> {
+  const { values: v } = parse(argv, RESUME_FLAGS, FORK_USAGE);
+  if (v.help) return (out(FORK_USAGE), EXIT.ok);
+  if (v.at === undefined)
+    throw new UsageError(`--at N is required (durable-agent resume ID --fork continues from the end)\n\n${FORK_USAGE}`);
+  return resumeOrFork(['--fork', ...argv], FORK_USAGE);
+}
+
+/**
+ * `resume ID --at N` and `fork ID --at N` checks made before connecting: a fork only (resuming a
+ * session's own folder at an earlier turn would overwrite it), in a folder restored from the
+ * checkpoint (so no --cwd).
+ */
+export function checkForkAt(id: string, v: { fork?: boolean; at?: string; cwd?: string }): void {
+  if (v.at === undefined) return;
+  if (!v.fork) throw new UsageError(`--at goes with --fork: resuming ${id}'s own folder at an earlier turn would overwrite it`);
+  if (v.cwd !== undefined) {
+    throw new UsageError(
+      `--cwd cannot be combined with --at: the fork works in a copy of ${id}'s folder at that turn, made on a tools host`,
+    );
+  }
+}
+
+async function resumeOrFork(argv: string[], usage: string): Promise<number> {
+  const { values: v, positionals } = parse(argv, RESUME_FLAGS, usage);
+  if (v.help) return (out(usage), EXIT.ok);
   const [id, ...words] = positionals;
-  if (!id) throw new UsageError(`a session id is required\n\n${RESUME_USAGE}`);
-  if (!v.fork && v.id) throw new UsageError(`--id needs --fork (without it the session keeps its id)\n\n${RESUME_USAGE}`);
+  if (!id) throw new UsageError(`a session id is required\n\n${usage}`);
+  if (!v.fork && v.id) throw new UsageError(`--id needs --fork (without it the session keeps its id)\n\n${usage}`);
   if (v.repo !== undefined || v['workspace-from'] !== undefined) {
     throw new UsageError(`--${v.repo !== undefined ? 'repo' : 'workspace-from'}: a resumed session works where its conversation began`);
   }
+  checkForkAt(id, v);
   const prompt = words.join(' ').trim() || 'Continue where you left off.';
   checkPromptSize(prompt);
   return withClient(async (client) => {
@@ -210,14 +254,36 @@ export async function resumeCommand(argv: string[]): Promise<number> {
       throw new UsageError(`session ${id} is still running: send it a message (durable-agent send) or resume it with --fork`);
     }
     const base = await startConfigOf(client.client, id);
-    // reloadSettings is this resume's choice alone: never inherited from the run resumed.
-    const { sessionId: _s, startedAt: _t, resume: _r, forkSession: _f, batchId: _b, reloadSettings: _l, ...inherited } = base;
+    // reloadSettings is this resume's choice alone: never inherited from the run resumed; nor is
+    // the turn the resumed session was itself forked at.
+    const {
+      sessionId: _s,
+      startedAt: _t,
+      resume: _r,
+      forkSession: _f,
+      batchId: _b,
+      reloadSettings: _l,
+      resumeAtTurn: _a,
+      ...inherited
+    } = base;
+    let kept: Partial<SessionOptions> = inherited;
+    let at: Partial<SessionOptions> = {};
+    if (v.at !== undefined) {
+      const point = forkPoint(await old.checkpoints(), id, `--at ${v.at}`, v.at);
+      // The fork's folder is the checkpoint's, restored on a tools host: not ID's cwd or workspace.
+      const { cwd: _c, workspace: _w, ...rest } = inherited;
+      kept = rest;
+      at = forkAtOptions(id, point);
+      const c = point.checkpoint;
+      err(`forking ${id} at turn ${point.turn}: files from the checkpoint of turn ${c.turn} (${c.commit.slice(0, 12)})`);
+    }
     const options = {
-      ...inherited,
+      ...kept,
       ...sessionOptions(v),
       prompt,
       resume: id,
       forkSession: Boolean(v.fork),
+      ...at,
       ...(v['reload-settings'] ? { reloadSettings: true } : {}),
     } as SessionOptions;
     return startAndAttach(client, options, v);
@@ -331,7 +397,7 @@ const ID_USAGE = {
   'set-model': 'usage: durable-agent set-model ID MODEL',
   'set-permission-mode': 'usage: durable-agent set-permission-mode ID default|acceptEdits|bypassPermissions|plan|dontAsk',
   usage: 'usage: durable-agent usage ID [--json]',
-  show: 'usage: durable-agent show ID [--json]',
+  show: 'usage: durable-agent show ID [--json]   (the transcript, then the checkpoints by turn; --json: the transcript only)',
   cancel: 'usage: durable-agent cancel ID   (a session or a batch)',
 } as const;
 
@@ -412,6 +478,9 @@ async function show(s: SessionHandle, json: boolean): Promise<number> {
   for (const a of (await s.state()).subagents ?? []) {
     out(visible(`subagent ${a.agentType} (${a.status}, ${usd(a.costUsd)}) for ${a.toolUseId} "${a.description}": ${a.workflowId}`));
   }
+  // A session from before checkpoints has none to list (null); one that cannot be read does not fail the transcript.
+  const checkpoints = await s.checkpoints().catch((e: Error) => (err(`(checkpoints unavailable: ${e.message})`), null));
+  for (const line of renderCheckpoints(checkpoints, s.sessionId)) out(visible(line));
   const d = await s.workflow.describe();
   if (d.status.name === 'COMPLETED') for (const line of renderSummary(await s.result(), { color })) out(line);
   else out(`(${d.status.name.toLowerCase().replace(/_/g, ' ')})`);

@@ -11,7 +11,9 @@ import { approvalCommand } from './cli-approval';
 import { batchCommand, submitCommand } from './cli-batch';
 import { diffCommand, infoCommand } from './cli-inspect';
 import { reportCommand, resultsCommand } from './cli-results';
-import { idCommand, lsCommand, resumeCommand, runCommand } from './cli-session';
+import { forkCommand, idCommand, lsCommand, resumeCommand, runCommand } from './cli-session';
+import { CheckpointChoiceError } from './checkpoints';
+import { CheckpointsNotFoundError } from './checkpoint-diff';
 import { cleanupCommand } from './cli-workspace';
 import { SessionExistsError, SessionNotFoundError } from './client';
 import { JobsFileError } from './jobs-file';
@@ -21,6 +23,7 @@ const USAGE = `usage: durable-agent <command> [options]   (durable-agent <comman
 Sessions:
   run [prompt]             start a session and stream it (--detach: print its id and return)
   resume ID [prompt]       continue a session's conversation (--fork: as a new session)
+  fork ID --at N [prompt]  a new session from ID as it was after turn N: transcript and files
   watch ID                 stream a session's messages (--json: one SDK message per line)
   send ID TEXT             send a follow-up message to an interactive session
   interrupt ID             interrupt the current turn
@@ -29,9 +32,10 @@ Sessions:
   approve ID [REQUEST]     let a tool call waiting for approval run (--always: and its like from now on)
   deny ID [REQUEST]        refuse it (--message TEXT: what the model is told; --interrupt)
   usage ID                 tokens and cost so far
-  show ID                  the transcript
+  show ID                  the transcript, and the workspace checkpoints by turn
   info ID                  one session's facts: status, model, cwd, workspace, verdict, cost (--json)
   diff ID                  the patch of what the agent changed in the session's workspace
+                           (--from N --to M: between the checkpoints of two turns)
   ls                       list sessions (--status running|waiting_for_approval|… --batch ID …)
   cancel ID                end a session (or a batch)
 Batches:
@@ -52,7 +56,8 @@ Infrastructure:
 Exit codes: 0 success, 1 the session ended in an error result, 2 bad input (nothing started).
 Environment: TEMPORAL_ADDRESS (default localhost:7233), TEMPORAL_NAMESPACE (default "default"),
 TEMPORAL_API_KEY, TEMPORAL_TLS*, TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE (a Temporal CLI profile),
-DURABLE_AGENT_TASK_QUEUE (default "agent"); OPENAI_BASE_URL, OPENAI_API_KEY (worker only).`;
+DURABLE_AGENT_TASK_QUEUE (default "agent"); OPENAI_BASE_URL, OPENAI_API_KEY (worker only);
+DURABLE_AGENT_CHECKPOINT_REMOTE (diff --from/--to: where checkpoints not on this host are fetched from).`;
 
 const ID_COMMANDS = ['watch', 'send', 'interrupt', 'set-model', 'set-permission-mode', 'usage', 'show', 'cancel'] as const;
 
@@ -75,6 +80,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runCommand(rest);
       case 'resume':
         return await resumeCommand(rest);
+      case 'fork':
+        return await forkCommand(rest);
       case 'ls':
         return await lsCommand(rest);
       case 'approve':
@@ -129,6 +136,8 @@ function report(e: unknown): number {
     e instanceof SessionExistsError ||
     e instanceof SessionNotFoundError ||
     e instanceof BatchConflictError ||
+    e instanceof CheckpointChoiceError ||
+    e instanceof CheckpointsNotFoundError ||
     e instanceof CodecConfigError;
   if (badInput) {
     err((e as Error).message);

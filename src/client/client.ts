@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import {
   Client,
   Connection,
+  QueryNotRegisteredError,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   type WorkflowClientInterceptor,
@@ -24,6 +25,7 @@ import { droppedEnvWarning, screenSessionEnv } from '../shared/secret-env';
 import { refuseMcpSecrets } from '../shared/mcp';
 import type { EventsPage, ResultMessage, SessionEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
+import type { CheckpointsView } from '../shared/checkpoint';
 import { codecFromEnv } from '../codec';
 import { pendingPermissionsQuery, respondToPermissionUpdate, type PendingPermission, type PermissionAnswer } from '../shared/approvals';
 import { answerPermissions, type CanUseTool } from './permissions';
@@ -332,6 +334,22 @@ export class SessionHandle {
       if (page.length === 0) return all;
       all.push(...page);
     }
+  }
+  /**
+   * The session's checkpoints by turn (ARCHITECTURE.md#checkpoints); null for a session from before
+   * checkpoints (its workflow has no such query).
+   */
+  async checkpoints(): Promise<CheckpointsView | null> {
+    try {
+      return await this.latest.query(api.checkpointsQuery);
+    } catch (e) {
+      if (e instanceof QueryNotRegisteredError) return null;
+      throw e;
+    }
+  }
+  /** The turn (counted across resumes) a stream message's `uuid` belongs to, or null when none does. */
+  turnOfMessage(uuid: string): Promise<number | null> {
+    return this.latest.query(api.turnOfMessageQuery, uuid);
   }
   /** Tool calls waiting for a person's answer (ARCHITECTURE.md#durable-approval). */
   pendingPermissions(): Promise<PendingPermission[]> {

@@ -17,11 +17,13 @@
  * the turn to end; `'now'` interrupts it first). The session is closed once every input stream
  * has ended and each turn it started has its result.
  */
-import { WorkflowNotFoundError } from '@temporalio/client';
-import { SessionConfigFields } from '../shared/config';
+import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
+import { ConfigError } from '../shared/config-error';
+import { SessionConfigFields, type SessionOptions } from '../shared/config';
 import { isDurableAgentEvent, type SDKMessage } from '../shared/events';
 import { DURABLE_AGENT_VERSION } from '../shared/version';
 import { listModels, latestSessionIn } from './catalog';
+import { CheckpointChoiceError, forkAtOptions, forkPoint } from './checkpoints';
 import { DurableAgentClient, type SessionHandle } from './client';
 import type { StreamMessage } from './live';
 import { permissionResponder, requestFromEvent } from './permissions';
@@ -58,7 +60,7 @@ const UNSUPPORTED_METHODS: Record<string, string> = {
   reloadPlugins: 'no Claude Code plugins',
   reloadSkills: 'no skills',
   reloadOutputStyles: 'no output styles',
-  rewindFiles: 'no file checkpoints; use git in the workspace',
+  rewindFiles: 'a session’s files are checkpointed per turn: fork at a turn instead (`resumeSessionAt` with `forkSession: true`)',
   seedReadState: 'read stamps are durable state the tools record themselves',
   reconnectMcpServer: 'the tools worker reconnects a closed MCP server by itself on the next call',
   toggleMcpServer: 'a session’s MCP servers are fixed at start; deny a server’s tools with a `mcp__server` rule instead',
@@ -189,11 +191,16 @@ async function* run(
       if (next.done) throw new Error('query: the prompt stream ended before its first message');
       first = textOf(next.value);
     }
-    const options = { ...mapped.session };
+    let options: Omit<SessionOptions, 'prompt'> = { ...mapped.session };
     if (mapped.continueLatest) {
-      const latest = await latestSessionIn(client, options.cwd);
-      if (!latest) throw new Error(`continue: no earlier session was started in ${options.cwd}`);
+      const latest = await latestSessionIn(client, mapped.session.cwd);
+      if (!latest) throw new Error(`continue: no earlier session was started in ${mapped.session.cwd}`);
       options.resume = latest;
+    }
+    if (mapped.resumeSessionAt !== undefined) {
+      // The fork's folder is the checkpoint's, restored on a tools host: no cwd of its own.
+      const { cwd: _cwd, ...rest } = options;
+      options = { ...rest, ...(await forkAtMessage(client, options.resume!, mapped.resumeSessionAt)) };
     }
     if (stop.aborted) return;
     const handle = await client.start({ ...options, prompt: first!, ...(input ? { interactive: true } : {}) });
@@ -239,6 +246,32 @@ async function* run(
     // The session is over (or the reader left): stop reading the caller's prompt stream.
     void input?.return?.(undefined)?.catch(() => undefined);
     if (!mapped.client) await client.close();
+  }
+}
+
+/**
+ * `resumeSessionAt`: the options of a fork of `sessionId` at the turn holding message `uuid` (its
+ * `turnOfMessage` query), with that turn's checkpoint as the fork's folder.
+ */
+async function forkAtMessage(client: DurableAgentClient, sessionId: string, uuid: string): Promise<ReturnType<typeof forkAtOptions>> {
+  const old = await client.get(sessionId);
+  const turn = await old.turnOfMessage(uuid).catch((e: unknown) => {
+    if (e instanceof QueryNotRegisteredError) {
+      throw new ConfigError(
+        `resumeSessionAt: session ${sessionId} is from before durable-agent recorded turns: it cannot be forked at a message`,
+        'resumeSessionAt',
+      );
+    }
+    throw e;
+  });
+  if (turn === null) {
+    throw new ConfigError(`resumeSessionAt: no message with uuid ${uuid} in session ${sessionId}`, 'resumeSessionAt');
+  }
+  try {
+    return forkAtOptions(sessionId, forkPoint(await old.checkpoints(), sessionId, `resumeSessionAt ${uuid} (turn ${turn})`, turn));
+  } catch (e) {
+    if (e instanceof CheckpointChoiceError) throw new ConfigError(e.message, 'resumeSessionAt');
+    throw e;
   }
 }
 

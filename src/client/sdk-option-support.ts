@@ -82,7 +82,9 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   betas: no('Anthropic API betas; the model endpoint is OpenAI-compatible'),
   debug: no('the agent runs on the workers: read the worker’s log (`durable-agent worker` prints to stderr)'),
   debugFile: no('the agent runs on the workers: read the worker’s log'),
-  enableFileCheckpointing: no('no file checkpoints or `rewindFiles`; use git in the workspace'),
+  enableFileCheckpointing: no(
+    'the workspace is checkpointed after every turn that may change it (`checkpoints`, on by default); go back by forking at a turn: `resumeSessionAt` with `forkSession: true`, or `durable-agent fork ID --at N`',
+  ),
   executable: no(NO_CLAUDE_CODE_PROCESS),
   executableArgs: no(NO_CLAUDE_CODE_PROCESS),
   extraArgs: no(NO_CLAUDE_CODE_PROCESS),
@@ -103,8 +105,10 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   pluginDelivery: no('no Claude Code plugins'),
   projectConfigRoot: no('settings are read from `cwd` on the tools worker; pass a `settings` file instead'),
   promptSuggestions: no('no prompt suggestions'),
-  resumeSessionAt: no('a session resumes its whole transcript; use `resume` with `forkSession` to branch from the end'),
-  resumeDropsTurn: no('goes with `resumeSessionAt`, which is refused'),
+  resumeSessionAt: yes(
+    'with `resume` and `forkSession: true`: a new session from the turn holding that message (its transcript to the end of the turn, tool results included; its files from that turn’s checkpoint, restored on a tools host — so no `cwd`); without `forkSession` it is refused, since rewinding the session’s own folder would overwrite it',
+  ),
+  resumeDropsTurn: no('a fork keeps whole turns: give `resumeSessionAt` a message of the last turn to keep'),
   skills: no('no skills'),
   taskBudget: no('use `maxBudgetUsd` or `maxTurns`'),
   title: no('sessions are named by id (`sessionId`)'),

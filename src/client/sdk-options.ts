@@ -16,6 +16,11 @@ export interface MappedOptions {
   session: Omit<SessionOptions, 'prompt'> & { cwd: string };
   /** `continue`: resume the newest session started in `session.cwd`. */
   continueLatest: boolean;
+  /**
+   * `resumeSessionAt` (with `resume` and `forkSession: true`): fork at the turn holding this
+   * message; the fork's folder is restored from that turn's checkpoint, so `session.cwd` is not sent.
+   */
+  resumeSessionAt?: string;
   allowBypass: boolean;
   abortController?: AbortController;
   stderr?: (data: string) => void;
@@ -66,6 +71,7 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
   const mcpServers = o.mcpServers === undefined ? undefined : refuseSdkServers(o.mcpServers);
   if (o.continue && o.resume !== undefined)
     throw new ConfigError('continue: cannot be combined with resume (the SDK makes them exclusive too)', 'continue');
+  const forkAt = o.resumeSessionAt === undefined ? undefined : checkResumeSessionAt(o);
   const thinkingTokens = thinkingBudget(o);
   const asAgent = o.agent === undefined ? {} : mainThreadAgent(o);
   // Our own options (interactive, retry, compaction, …) go through as they are; parseSessionConfig validates them.
@@ -90,6 +96,7 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
   return {
     session,
     continueLatest: o.continue === true,
+    ...(forkAt !== undefined ? { resumeSessionAt: forkAt } : {}),
     allowBypass: o.allowDangerouslySkipPermissions === true,
     ...(o.abortController ? { abortController: o.abortController } : {}),
     ...(o.stderr ? { stderr: o.stderr } : {}),
@@ -97,6 +104,36 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
     ...(o.connection ? { connection: o.connection } : {}),
     ...(o.client ? { client: o.client } : {}),
   };
+}
+
+/**
+ * `resumeSessionAt: UUID`: a fork (ARCHITECTURE.md#checkpoints) at the turn holding that message,
+ * whose folder is the checkpoint's. Rewinding a session in place would overwrite its own folder,
+ * so it goes with `resume` and `forkSession: true`; `cwd` and `workspace` would name another folder.
+ */
+function checkResumeSessionAt(o: Options): string {
+  const uuid = o.resumeSessionAt;
+  if (typeof uuid !== 'string' || uuid.trim() === '') {
+    throw new ConfigError('resumeSessionAt: expected the uuid of a message of the resumed session', 'resumeSessionAt');
+  }
+  if (o.resume === undefined) {
+    throw new ConfigError('resumeSessionAt: goes with resume (the id of the session to fork) and forkSession: true', 'resumeSessionAt');
+  }
+  if (o.forkSession !== true) {
+    throw refuse(
+      'resumeSessionAt without forkSession: true',
+      `resuming session ${o.resume} in its own folder at an earlier message would overwrite the files of its later turns; set forkSession: true for a new session from that message, with its folder restored from that turn's checkpoint`,
+    );
+  }
+  for (const key of ['cwd', 'workspace'] as const) {
+    if ((o as Record<string, unknown>)[key] !== undefined) {
+      throw new ConfigError(
+        `resumeSessionAt: cannot be combined with ${key}: the fork works in a copy of ${o.resume}'s folder at that turn, restored on a tools host`,
+        'resumeSessionAt',
+      );
+    }
+  }
+  return uuid;
 }
 
 /**

@@ -122,6 +122,8 @@ export interface SDKOptions {
   permissionPrompts?: 'host' | 'none';
   persistSession?: boolean;
   resume?: string;
+  /** With `resume` and `forkSession: true`: fork at the turn holding the message with this uuid. */
+  resumeSessionAt?: string;
   /** A mode (`auto`, `required`, `off`) or Claude Code's settings block; fields we do not have are errors naming them. */
   sandbox?: SandboxOptionInput | Record<string, unknown>;
   sessionId?: string;
@@ -161,7 +163,6 @@ export interface SDKOptions {
   projectConfigRoot?: unknown;
   promptSuggestions?: unknown;
   resumeDropsTurn?: unknown;
-  resumeSessionAt?: unknown;
   sessionStore?: unknown;
   sessionStoreFlush?: unknown;
   skills?: unknown;

@@ -1,12 +1,14 @@
 /**
  * One session's facts for scripts (`durable-agent info ID --json`): where it stands (describe and
  * our search attributes), and once it has ended what its result says — cost, turns, its workspace
- * and verdict (ARCHITECTURE.md#workspaces). Never the patch: `durable-agent diff ID` prints that.
+ * and verdict (ARCHITECTURE.md#workspaces) — and its checkpoints (ARCHITECTURE.md#checkpoints).
+ * Never the patch: `durable-agent diff ID` prints that.
  */
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import * as api from '../shared/api';
 import type { SessionOptions } from '../shared/config';
+import type { CheckpointRecord, CheckpointsView } from '../shared/checkpoint';
 import type { ResultMessage } from '../shared/events';
 import type { Verdict, VerifyReport, WorkspaceReport } from '../shared/workspace';
 
@@ -31,6 +33,10 @@ export interface SessionInfo {
   error: string | null;
   startTime: string;
   closeTime: string | null;
+  /** The workspace checkpoints by turn; null for a session from before checkpoints (or when they cannot be read). */
+  checkpoints: CheckpointRecord[] | null;
+  /** Why the last checkpoint could not be made or pushed. */
+  checkpointsFailing: string | null;
 }
 
 /** What `infoFrom` is built from: the parts of a describe it reads, and the result or failure once closed. */
@@ -46,6 +52,10 @@ export interface InfoSources {
   failure?: string;
   /** The `cwd` the session was started with, when the memo does not say. */
   startCwd?: string;
+  /** Its `checkpoints` query's answer; null or absent for a session without it. */
+  checkpoints?: CheckpointsView | null;
+  /** The folder its `init` event names: a workspace session's before it has a result. */
+  initCwd?: string;
 }
 
 const INTERRUPTED = new Set(['CANCELLED', 'CANCELED', 'TERMINATED', 'TIMED_OUT']);
@@ -65,7 +75,7 @@ export function infoFrom(s: InfoSources): SessionInfo {
     id: s.id,
     status,
     executionStatus: s.executionStatus,
-    cwd: r?.workspace?.path || memoCwd || s.startCwd || null,
+    cwd: r?.workspace?.path || memoCwd || s.startCwd || s.checkpoints?.path || s.initCwd || null,
     model: one<string>(api.SEARCH_ATTRIBUTES.model) ?? (r ? Object.keys(r.modelUsage ?? {})[0] : undefined) ?? null,
     batchId: one<string>(api.SEARCH_ATTRIBUTES.batchId) ?? null,
     workspace: r?.workspace ? (workspace as WorkspaceInfo) : null,
@@ -77,6 +87,8 @@ export function infoFrom(s: InfoSources): SessionInfo {
     error,
     startTime: s.startTime.toISOString(),
     closeTime: s.closeTime?.toISOString() ?? null,
+    checkpoints: s.checkpoints ? [...s.checkpoints.checkpoints].sort((a, b) => a.turn - b.turn) : null,
+    checkpointsFailing: s.checkpoints?.failing ?? null,
   };
 }
 
@@ -114,6 +126,10 @@ export async function sessionInfo(client: Client, sessionId: string): Promise<{ 
         () => undefined,
       )
     : undefined;
+  const checkpoints = await checkpointsOf(client, sessionId);
+  // A workspace session's folder is made on the tools host after it starts: no memo or start option
+  // names it, its `init` event does (read only when nothing else says).
+  const initCwd = !result?.workspace?.path && !memo.cwd && !startCwd && !checkpoints?.path ? await initCwdOf(client, sessionId) : undefined;
   const info = infoFrom({
     id: sessionId,
     executionStatus: d.status.name,
@@ -124,8 +140,40 @@ export async function sessionInfo(client: Client, sessionId: string): Promise<{ 
     ...(result ? { result } : {}),
     ...(failure ? { failure } : {}),
     ...(startCwd ? { startCwd } : {}),
+    ...(checkpoints ? { checkpoints } : {}),
+    ...(initCwd ? { initCwd } : {}),
   });
   return { info, ...(result ? { result } : {}) };
+}
+
+/**
+ * How long `info` waits for an answer to its queries: a closed session's are answered by a worker
+ * replaying it, and with no worker running `info` should still answer from what the server knows.
+ */
+const INFO_QUERY_MS = 10_000;
+
+/** The `checkpoints` query; null for a session from before it, or when it cannot be answered in time. */
+async function checkpointsOf(client: Client, sessionId: string): Promise<CheckpointsView | null> {
+  try {
+    return await client.withDeadline(Date.now() + INFO_QUERY_MS, () => client.workflow.getHandle(sessionId).query(api.checkpointsQuery));
+  } catch {
+    // QueryNotRegisteredError (a session from before checkpoints), or no worker to replay a closed
+    // session in time: info answers without them.
+    return null;
+  }
+}
+
+/** The cwd of the session's first `init` event with one (absent when it has not started yet). */
+async function initCwdOf(client: Client, sessionId: string): Promise<string | undefined> {
+  try {
+    const page = await client.withDeadline(Date.now() + INFO_QUERY_MS, () =>
+      client.workflow.getHandle(sessionId).query(api.eventsQuery, { limit: 50 }),
+    );
+    for (const e of page.events) if (e.type === 'system' && e.subtype === 'init' && e.cwd) return e.cwd;
+  } catch {
+    // An older or unreachable session: no folder to name.
+  }
+  return undefined;
 }
 
 function chain(e: unknown): string {

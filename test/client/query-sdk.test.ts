@@ -134,7 +134,12 @@ test('Query methods: models from the endpoint through a worker, empty lists, and
   const withServers = query({ prompt: 'x', options: { cwd, client: h.client, mcpServers: { calc: { command: 'calc-server' } } } });
   expect(await withServers.mcpServerStatus()).toEqual([{ name: 'calc', status: 'pending' }]);
   expect(await q.accountInfo()).toEqual({});
-  await expect(q.rewindFiles('x')).rejects.toThrow(new NotSupportedError('rewindFiles', 'no file checkpoints; use git in the workspace'));
+  await expect(q.rewindFiles('x')).rejects.toThrow(
+    new NotSupportedError(
+      'rewindFiles',
+      'a session’s files are checkpointed per turn: fork at a turn instead (`resumeSessionAt` with `forkSession: true`)',
+    ),
+  );
   // A string prompt runs a one-shot session: there is nothing to stream into.
   await expect(q.streamInput((async function* () {})())).rejects.toThrow(
     /^Query.streamInput\(\): this query was started with a string prompt, which runs a one-shot session; start it in streaming input mode/,

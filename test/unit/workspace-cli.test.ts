@@ -110,7 +110,7 @@ describe('a jobs file with workspace and verify', () => {
   });
 
   test.each<[unknown, string, RegExp]>([
-    [{ copy: '/t', git: '/r' }, 'workspace.copy', /workspace\.copy: give exactly one of git or copy/],
+    [{ copy: '/t', git: '/r' }, 'workspace.copy', /workspace\.copy: give exactly one of git, copy or checkpoint/],
     [{ copy: '/t', ref: 'main' }, 'workspace.ref', /workspace\.ref: ref goes with git/],
     [{ git: '/r', ref: 'a..b' }, 'workspace.ref', /workspace\.ref: not a valid git ref/],
   ])('workspace %j is refused by field', (workspace, field, message) => {
