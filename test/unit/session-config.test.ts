@@ -36,12 +36,22 @@ test('every default', () => {
     maxStopHookContinuations: 3,
     finalSummary: false,
     searchAttributes: true,
+    checkpoints: true,
+    workspaceHostTimeoutMs: 120_000,
     loopDetection: { enabled: true, threshold: 3, window: 10 },
     compaction: { enabled: true, threshold: 0.8, keepRecentTurns: 4, keepRecentToolResultTurns: 3, summaryMaxTokens: 8_192 },
     platform: 'linux',
     forkSession: false,
     maxSubagentDepth: 2,
   });
+});
+
+test('resumeAtTurn goes with resume and forkSession, never alone', () => {
+  expect(parseSessionConfig({ ...base, resume: 's1', forkSession: true, resumeAtTurn: 3 }).resumeAtTurn).toBe(3);
+  for (const extra of [{ resume: 's1' }, { forkSession: true }, {}]) {
+    expect(() => parseSessionConfig({ ...base, ...extra, resumeAtTurn: 3 })).toThrow(/resumeAtTurn: goes with resume and forkSession/);
+  }
+  expect(() => parseSessionConfig({ ...base, workspaceHostTimeoutMs: 10 })).toThrow(/workspaceHostTimeoutMs/);
 });
 
 test('the permission modes', () => {
