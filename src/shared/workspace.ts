@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
+import type { CheckpointActivities } from './checkpoint';
 import type { SandboxSettings } from './sandbox';
 
 /**
@@ -154,7 +155,7 @@ export interface VerifyOutcome {
 }
 
 /** Run on the tools queue (provisioning, restoring) and then on the session's host queue (the rest). */
-export interface WorkspaceActivities extends import('./checkpoint').CheckpointActivities {
+export interface WorkspaceActivities extends CheckpointActivities {
   provisionWorkspace(input: ProvisionWorkspaceInput): Promise<ProvisionedWorkspace>;
   workspaceDiff(input: WorkspaceDiffInput): Promise<WorkspaceDiff>;
   /** Bytes [part × PATCH_PART_BYTES, +PATCH_PART_BYTES) of the patch file, base64: decoded and
