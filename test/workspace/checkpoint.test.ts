@@ -192,6 +192,13 @@ test('untracked files in, ignored ones out, a .git never; the user repository un
 
 test('a git workspace: the agent’s branch, index and stash untouched; restored elsewhere, git diff shows its work', async () => {
   const origin = makeOrigin(dir);
+  // A file the repository tracks though its .gitignore ignores it: in no checkpoint, put back on restore.
+  const work = path.join(dir, 'work');
+  git(work, 'checkout', '--quiet', 'main');
+  write(path.join(work, 'build/keep.txt'), 'kept\n');
+  git(work, 'add', '-f', 'build/keep.txt');
+  git(work, 'commit', '--quiet', '-m', 'keep');
+  git(work, 'push', '--quiet', origin.url, 'main');
   const ws = await provision('job/1', { git: origin.url, ref: 'main' }, deps());
   const withRemote = deps({ checkpointRemote: remote });
   const c0 = await checkpoint({ sessionId: 'job/1', path: ws.path, run: 'r1', turn: 0 }, withRemote);
@@ -221,6 +228,7 @@ test('a git workspace: the agent’s branch, index and stash untouched; restored
   expect(git(dir, '--git-dir', remote, 'rev-parse', c1.ref)).toBe(c1.commit);
   const want = files(ws.path);
   delete want['build/out.o'];
+  expect(recorded(c1.commit).filter((l) => l.includes('build/'))).toEqual([]);
 
   loseHost(); // the folder is under the root
   const input = {
@@ -234,7 +242,8 @@ test('a git workspace: the agent’s branch, index and stash untouched; restored
   const r = await activities(root, undefined, {}, remote).restoreWorkspace(input);
   expect(r).toEqual({ path: ws.path, base: ws.base, kind: 'git', host: 'host-1', hostQueue: 'agent-tools@host-1' });
   expect(files(ws.path)).toEqual(want);
-  expect(git(ws.path, 'rev-parse', 'HEAD')).toBe(origin.main);
+  expect(git(ws.path, 'rev-parse', 'HEAD')).toBe(ws.base);
+  expect(want['build/keep.txt']).toBe('- kept\n');
   expect(git(ws.path, 'symbolic-ref', '--short', 'HEAD')).toBe('main');
   expect(git(ws.path, 'status', '--porcelain')).toBe('M a.txt\n?? new.txt\n?? tool.sh'); // ' M': trimmed
   expect(git(ws.path, 'diff')).toContain('-two\n+staged');
