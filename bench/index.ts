@@ -17,6 +17,7 @@
  *   npx tsx bench/permission-check.ts    13. a Bash call checked on a real parse: the parser, the added activity
  *   npx tsx bench/workspace-provision.ts 14. a workspace per job: clone from the mirror, copy, diff
  *   npx tsx bench/workspace-batch.ts     15. a batch with workspaces beside the same jobs in pre-made folders
+ *   npx tsx bench/workspace-checkpoint.ts 16. per-turn workspace checkpoints: record, push, restore elsewhere
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -43,6 +44,7 @@ const BENCHMARKS = [
   'permission-check',
   'workspace-provision',
   'workspace-batch',
+  'workspace-checkpoint',
 ];
 
 function main(): number {

@@ -22,9 +22,12 @@ export function mayChangeWorkspace(toolName: string): boolean {
   return CHANGING_TOOLS.has(toolName) || toolName.startsWith('mcp__');
 }
 
-/** Where a checkpoint's commit is kept: `refs/checkpoints/<session slug>/<run>/<turn>`. */
+/**
+ * Where a checkpoint's commit is kept: `refs/checkpoints/<session slug>/<run>/<turn>`. The slug
+ * too is made ref-safe: a session id's `..` survives `workspaceSlug`, and git refuses it in a ref.
+ */
 export function checkpointRef(sessionSlug: string, run: string, turn: number): string {
-  return `refs/checkpoints/${sessionSlug}/${refSafe(run)}/${turn}`;
+  return `refs/checkpoints/${refSafe(sessionSlug)}/${refSafe(run)}/${turn}`;
 }
 
 /** A path component git accepts in a ref: `:`, spaces, `..`, `~^?*[\` and control characters become `_`. */
@@ -80,6 +83,12 @@ export interface RestoreWorkspaceInput {
   source?: { git?: string; ref?: string; copy?: string };
   base?: string;
   checkpoint: { commit: string; ref: string };
+  /**
+   * `copy` and `cwd`: checkpoint 0 (the files as the session found them). The session's base
+   * commit was made on the lost host; this host commits checkpoint 0's files as the new base, so
+   * a diff still shows everything the agent did. Absent: the restored files are the base.
+   */
+  baseCheckpoint?: { commit: string; ref: string };
 }
 
 export interface RestoredWorkspace {

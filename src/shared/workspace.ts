@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
+import type { CheckpointActivities } from './checkpoint';
 import type { SandboxSettings } from './sandbox';
 import type { CheckpointActivities } from './checkpoint';
 

@@ -298,9 +298,13 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       const workspaces = opts.workspacesRoot ?? workspacesRoot();
       const ops = createToolOps({
         ...(opts.toolFs ? { fs: opts.toolFs } : {}),
-        // The mirrors stay read-only in every sandbox, even under a writable directory
-        // (ARCHITECTURE.md#workspaces).
-        sandbox: createSandbox({ ...sandboxOptionsFromEnv(), ...opts.sandbox, readOnly: [path.join(workspaces, 'mirrors')] }),
+        // The mirrors and the checkpoint repository stay read-only in every sandbox, even under a
+        // writable directory (ARCHITECTURE.md#workspaces).
+        sandbox: createSandbox({
+          ...sandboxOptionsFromEnv(),
+          ...opts.sandbox,
+          readOnly: [path.join(workspaces, 'mirrors'), path.join(workspaces, 'checkpoints.git')],
+        }),
       });
       sandboxStatus = () => ops.sandbox.status();
       const toolActivities = createToolActivities(createToolRegistry(extraTools), ops);

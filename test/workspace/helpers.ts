@@ -71,9 +71,17 @@ export function countingGit(): { git: GitRunner; clones: () => number; fetches: 
 }
 
 /** Each activity run as the worker runs it: in an activity context (heartbeats, cancellation). */
-export function activities(root: string, git?: GitRunner, sandbox: SandboxOptions = {}): WorkspaceActivities {
+export function activities(root: string, git?: GitRunner, sandbox: SandboxOptions = {}, checkpointRemote = ''): WorkspaceActivities {
   const ops = createToolOps({ sandbox: createSandbox({ readOnly: [path.join(root, 'mirrors')], ...sandbox }) });
-  const acts = createWorkspaceActivities({ toolsQueue: 'agent-tools', root, host: 'host-1', ops, ...(git ? { git } : {}) });
+  // The remote given, never the one in the environment of whoever runs the tests.
+  const acts = createWorkspaceActivities({
+    toolsQueue: 'agent-tools',
+    root,
+    host: 'host-1',
+    ops,
+    checkpointRemote,
+    ...(git ? { git } : {}),
+  });
   const run =
     <K extends keyof WorkspaceActivities>(k: K) =>
     (input: Parameters<WorkspaceActivities[K]>[0]) =>
@@ -83,5 +91,7 @@ export function activities(root: string, git?: GitRunner, sandbox: SandboxOption
     workspaceDiff: run('workspaceDiff'),
     readPatchPart: run('readPatchPart'),
     runVerify: run('runVerify'),
+    checkpointWorkspace: run('checkpointWorkspace'),
+    restoreWorkspace: run('restoreWorkspace'),
   } as WorkspaceActivities;
 }

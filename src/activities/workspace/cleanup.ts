@@ -66,7 +66,9 @@ export async function cleanupWorkspaces(opts: CleanupOptions): Promise<CleanupRe
     // The folder before its metadata: metadata without a folder is an unfinished attempt, which
     // a provisioning retry redoes; a folder without metadata would be one nobody can find.
     await fsp.rm(p.folder, { recursive: true, force: true });
-    for (const f of [p.gitDir, p.patch, p.lock, p.meta]) await fsp.rm(f, { recursive: true, force: true });
+    for (const f of [p.gitDir, p.patch, p.lock, p.ckptIndex, p.ckptLock, p.restored, p.meta]) {
+      await fsp.rm(f, { recursive: true, force: true });
+    }
     report.removed.push({ sessionId: meta.sessionId, path: p.folder });
   }
   for (const dir of [path.join(opts.root, 'sessions'), path.join(opts.root, 'mirrors')]) {

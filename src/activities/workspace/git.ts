@@ -71,7 +71,8 @@ export class GitError extends Error {
   }
 }
 
-function lastLines(text: string): string {
+/** git's last three lines of stderr, on one line. */
+export function lastLines(text: string): string {
   return text.trim().split('\n').slice(-3).join(' / ');
 }
 
@@ -79,3 +80,16 @@ function lastLines(text: string): string {
 export function redact(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^@/\s]*@/gi, '$1***@');
 }
+
+/**
+ * The identity of the base commit of a copied folder: fixed, so a retry's base is the same commit
+ * (and a base made again from the same files on another host, too).
+ */
+export const BASE_IDENTITY = {
+  GIT_AUTHOR_NAME: 'durable-agent',
+  GIT_AUTHOR_EMAIL: 'durable-agent@localhost',
+  GIT_COMMITTER_NAME: 'durable-agent',
+  GIT_COMMITTER_EMAIL: 'durable-agent@localhost',
+  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+};

@@ -57,6 +57,12 @@ export interface SessionPaths {
   patch: string;
   /** Held while the folder is made. */
   lock: string;
+  /** The index of the session's checkpoints (ARCHITECTURE.md#checkpoints): outside the folder, so its own `.git` is never touched. */
+  ckptIndex: string;
+  /** Held while a checkpoint is taken. */
+  ckptLock: string;
+  /** A restore of a plain folder (no SessionMeta): what was restored where, for a retry. */
+  restored: string;
 }
 
 export function sessionPaths(root: string, sessionId: string): SessionPaths {
@@ -69,6 +75,9 @@ export function sessionPaths(root: string, sessionId: string): SessionPaths {
     gitDir: `${meta}.git`,
     patch: `${meta}.patch`,
     lock: `${meta}.lock`,
+    ckptIndex: `${meta}.ckpt-index`,
+    ckptLock: `${meta}.ckpt-lock`,
+    restored: `${meta}.restored`,
   };
 }
 
@@ -82,10 +91,24 @@ export function tempFolderFor(final: string): string {
 export interface SessionMeta {
   sessionId: string;
   kind: 'git' | 'copy';
-  source: { git?: string; ref?: string; copy?: string };
+  source: { git?: string; ref?: string; copy?: string; checkpoint?: { session: string; turn: number; commit: string; ref: string } };
   path: string;
   base: string;
   /** The mirror a git workspace borrows objects from. */
   mirror?: string;
   createdAt: string;
+  /** Restored on this host from this checkpoint commit (restoreWorkspace): a retry finds it done. */
+  checkpoint?: string;
+}
+
+/** The tools host's checkpoint repository (ARCHITECTURE.md#checkpoints): bare, every session's checkpoints. */
+export interface CheckpointRepoPaths {
+  dir: string;
+  /** Held while it is created. */
+  lock: string;
+}
+
+export function checkpointRepoPaths(root: string): CheckpointRepoPaths {
+  const dir = path.join(root, 'checkpoints.git');
+  return { dir, lock: `${dir}.lock` };
 }

@@ -1,15 +1,17 @@
 /**
  * Making a session's folder (docs/ARCHITECTURE.md#workspaces): a `git clone --shared` from the
- * host's mirror of the repository, or a copy of a template folder with its base committed in a git
- * dir outside it. Built in a temp folder beside the final one, its metadata written, then renamed
- * into place: a retry finds the finished folder and returns the same answer, or removes what a
- * crashed attempt left and starts again.
+ * host's mirror of the repository, a copy of a template folder, or another session's checkpoint
+ * (a fork), the last two with their base committed in a git dir outside the folder. Built in a
+ * temp folder beside the final one, its metadata written, then renamed into place: a retry finds
+ * the finished folder and returns the same answer, or removes what a crashed attempt left and
+ * starts again.
  */
 import { execFile } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { WorkspaceOption } from '../../shared/workspace';
-import { gitText, type GitRunner } from './git';
+import { checkpointInto } from './checkpoint';
+import { BASE_IDENTITY, gitText, type GitRunner } from './git';
 import { sessionPaths, tempFolderFor, TEMP_PREFIX, type SessionMeta, type SessionPaths } from './layout';
 import { withDirLock } from './lock';
 import { ensureMirror } from './mirror';
@@ -20,6 +22,8 @@ export interface ProvisionDeps {
   signal?: AbortSignal;
   /** Test seam: awaited at named steps (a test kills the process there). */
   pause?: (step: 'before-rename') => Promise<void>;
+  /** Where a checkpoint this host lacks is fetched from (`workspace: {checkpoint}`). */
+  checkpointRemote?: string;
 }
 
 /** The finished folder's metadata, or undefined when there is none (or the folder is missing). */
@@ -36,7 +40,7 @@ export async function readFinished(p: SessionPaths, sessionId: string): Promise<
 }
 
 /** What crashed attempts left for this session: temp folders, a folder never finished. */
-async function clearLeftovers(p: SessionPaths): Promise<void> {
+export async function clearLeftovers(p: SessionPaths): Promise<void> {
   const dir = path.dirname(p.folder);
   const prefix = `${TEMP_PREFIX}${p.slug}-`;
   for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
@@ -45,6 +49,7 @@ async function clearLeftovers(p: SessionPaths): Promise<void> {
   await fsp.rm(p.folder, { recursive: true, force: true });
   await fsp.rm(p.gitDir, { recursive: true, force: true });
   await fsp.rm(p.meta, { force: true });
+  await fsp.rm(p.ckptIndex, { force: true });
 }
 
 export async function provision(sessionId: string, workspace: WorkspaceOption, deps: ProvisionDeps): Promise<SessionMeta> {
@@ -60,7 +65,11 @@ export async function provision(sessionId: string, workspace: WorkspaceOption, d
       const tmp = tempFolderFor(p.folder);
       try {
         const made: { base: string; mirror?: string } =
-          workspace.git !== undefined ? await cloneInto(tmp, workspace, deps) : await copyInto(tmp, workspace.copy!, p, deps);
+          workspace.git !== undefined
+            ? await cloneInto(tmp, { git: workspace.git, ...(workspace.ref !== undefined ? { ref: workspace.ref } : {}) }, deps)
+            : workspace.checkpoint !== undefined
+              ? await checkpointInto(tmp, workspace.checkpoint, p, deps)
+              : await copyInto(tmp, workspace.copy!, p, deps);
         const meta: SessionMeta = {
           sessionId,
           kind: workspace.git !== undefined ? 'git' : 'copy',
@@ -84,38 +93,49 @@ export async function provision(sessionId: string, workspace: WorkspaceOption, d
   );
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
+export async function writeAtomic(file: string, text: string): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
   await fsp.writeFile(tmp, text);
   await fsp.rename(tmp, file);
 }
 
-async function cloneInto(dir: string, w: WorkspaceOption, deps: ProvisionDeps): Promise<{ base: string; mirror: string }> {
+/**
+ * A `git clone --shared` of the host's mirror of `w.git` into `dir`, at where `w.ref` is now (its
+ * default branch without one) or at `at.commit` (a restore: the session's base), on a local branch
+ * named `w.ref` when that is a branch. `at.files: false`: HEAD and the index set, no file written
+ * (the caller writes the files).
+ */
+export async function cloneInto(
+  dir: string,
+  w: { git: string; ref?: string },
+  deps: ProvisionDeps,
+  at: { commit?: string; files?: boolean } = {},
+): Promise<{ base: string; mirror: string }> {
   const { git, signal } = deps;
-  const { mirror, commit } = await ensureMirror(w.git!, w.ref, deps);
+  const { mirror, commit } = await ensureMirror(w.git, at.commit ?? w.ref, deps);
   // --shared: the clone borrows the mirror's objects (objects/info/alternates) and only ever reads
   // them; its own index, refs and new objects are its own. A worktree would keep them in the mirror.
   await gitText(git, { args: ['clone', '--shared', '--no-checkout', '--quiet', '--', mirror, dir], signal });
   const isBranch =
     w.ref !== undefined && (await git({ args: ['show-ref', '--verify', '--quiet', `refs/heads/${w.ref}`], cwd: mirror })).code === 0;
-  await gitText(git, {
-    args: isBranch ? ['checkout', '--quiet', '-B', w.ref!, commit] : ['checkout', '--quiet', '--detach', commit],
-    cwd: dir,
-    signal,
-  });
-  await gitText(git, { args: ['remote', 'set-url', 'origin', w.git!], cwd: dir, signal });
+  if (at.files === false) {
+    if (isBranch) {
+      await gitText(git, { args: ['update-ref', `refs/heads/${w.ref!}`, commit], cwd: dir, signal });
+      await gitText(git, { args: ['symbolic-ref', 'HEAD', `refs/heads/${w.ref!}`], cwd: dir, signal });
+    } else {
+      await gitText(git, { args: ['update-ref', '--no-deref', 'HEAD', commit], cwd: dir, signal });
+    }
+    await gitText(git, { args: ['read-tree', commit], cwd: dir, signal });
+  } else {
+    await gitText(git, {
+      args: isBranch ? ['checkout', '--quiet', '-B', w.ref!, commit] : ['checkout', '--quiet', '--detach', commit],
+      cwd: dir,
+      signal,
+    });
+  }
+  await gitText(git, { args: ['remote', 'set-url', 'origin', w.git], cwd: dir, signal });
   return { base: commit, mirror };
 }
-
-/** The identity of the base commit of a copied folder: fixed, so a retry's base is the same commit. */
-const BASE_IDENTITY = {
-  GIT_AUTHOR_NAME: 'durable-agent',
-  GIT_AUTHOR_EMAIL: 'durable-agent@localhost',
-  GIT_COMMITTER_NAME: 'durable-agent',
-  GIT_COMMITTER_EMAIL: 'durable-agent@localhost',
-  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
-  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
-};
 
 export class NotADirectory extends Error {}
 
