@@ -8,7 +8,6 @@ import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
 import type { CheckpointActivities } from './checkpoint';
 import type { SandboxSettings } from './sandbox';
-import type { CheckpointActivities } from './checkpoint';
 
 /**
  * `{"git": URL_OR_PATH, "ref": BRANCH_TAG_OR_SHA}` or `{"copy": DIR}`. One object with a rule
