@@ -29,8 +29,12 @@ beforeAll(async () => {
   mkdirSync(ROOT, { recursive: true });
 }, 180_000);
 
+// Each test's hosts are its own: a host left polling the shared tools queue would serve the next test.
+afterEach(async () => {
+  for (const w of workers.splice(0)) await w.kill().catch(() => undefined);
+});
+
 afterAll(async () => {
-  for (const w of workers) await w.kill().catch(() => undefined);
   await h?.close();
   removeVarTmpDirs();
 });
