@@ -204,7 +204,8 @@ test('refused (exit 2): resume --at without --fork, before connecting; --at out 
   expect(noAt.code).toBe(2);
 
   for (const at of [String(turns + 5), '-1', 'x']) {
-    const r = await cli(['fork', id, '--at', at], { env: h.env });
+    // `--at=-1`: node's parseArgs reads a separate `-1` as an option.
+    const r = await cli(['fork', id, `--at=${at}`], { env: h.env });
     expect(r.stderr).toContain(`--at ${at}: ${id} has turns 0–${turns} with checkpoints; choose a turn in 0–${turns}`);
     expect(r.code).toBe(2);
   }
