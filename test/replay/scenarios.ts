@@ -105,6 +105,25 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
     expect: { subtype: 'success' },
   },
   {
+    name: 'checkpoints',
+    covers:
+      "workspace checkpoints (`patched('workspace-checkpoints')`): checkpoint 0 at start, one after each turn that ran Bash or Write, none after a read-only turn; turn marks",
+    files: { 'a.txt': 'alpha\n' },
+    scenarios: (ws) => [
+      {
+        name: 'checkpoints',
+        turns: [
+          turn.tool('Bash', { command: 'echo built > out.log' }),
+          turn.tool('Read', { file_path: path.join(ws, 'a.txt') }),
+          turn.tool('Write', { file_path: path.join(ws, 'b.txt'), content: 'new\n' }),
+          turn.text('Built, read and wrote.'),
+        ],
+      },
+    ],
+    options: { permissionMode: 'bypassPermissions' },
+    expect: { subtype: 'success' },
+  },
+  {
     name: 'max-turns',
     covers: 'the turn limit ends the session with error_max_turns',
     scenarios: () => [{ name: 'max-turns', turns: [0, 1, 2].map(() => turn.tool('Glob', { pattern: '*' })) }],
