@@ -145,7 +145,11 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
        * host counts as lost (when no worker polls its queue either) and the workspace is restored
        * elsewhere from its last checkpoint.
        */
-      workspaceHostTimeoutMs: z.number().int().min(1_000).default(2 * 60_000),
+      workspaceHostTimeoutMs: z
+        .number()
+        .int()
+        .min(1_000)
+        .default(2 * 60_000),
       /** Continue-as-new after this many model turns in one run (also when Temporal suggests it). */
       continueAsNewEveryTurns: z.number().int().positive().optional(),
       /** Keep the AgentStatus/AgentModel/AgentTurns/AgentCostUsd/AgentBatchId search attributes current. */
