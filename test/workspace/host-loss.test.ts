@@ -3,8 +3,8 @@
  * machine — each in its own mount and UTS namespace, with its own folder bound at the same
  * workspaces root and its own host name. The session's folder is made on the first; the first is
  * SIGKILLed mid-command and its folder deleted; the session goes on on the second from its last
- * checkpoint, with the system note in its transcript. Without a checkpoint remote it ends with a
- * clear error instead of waiting.
+ * checkpoint, with the system note in its transcript. Without a checkpoint in a remote (none set, or
+ * one that cannot be reached) it ends with a clear error instead of waiting.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import type { SessionEvent } from '../../src/shared/events';
 import { spawnWorker, type WorkerProcess } from '../helpers/chaos';
 import { startHarness, type Harness } from '../helpers/harness';
 import { removeVarTmpDirs, varTmpDir } from '../helpers/outside-tmp';
+import { cli } from '../cli/helpers';
 
 jest.setTimeout(420_000);
 
@@ -158,24 +159,44 @@ test('the host is SIGKILLed mid-command and its folder deleted: the session fini
   ]);
 });
 
-test('without a checkpoint remote, a lost host ends the session with a clear error instead of waiting', async () => {
-  const a = await host('host-c', {});
+test('a checkpoint remote that cannot be reached: the turns go on, checkpointing is reported failing, and a lost host then ends the session clearly', async () => {
+  const a = await host('host-c', { DURABLE_AGENT_CHECKPOINT_REMOTE: path.join(base, 'no-such-remote.git') });
   const started = path.join(base, 'started-2');
   const gate = h.gate();
   const handle = await h.start(
     {
       name: 'host-loss-no-remote',
-      turns: [turn.tool('Bash', { command: `touch ${started} && ${gate.command}` }), turn.text('done')],
+      turns: [
+        turn.tool('Bash', { command: 'echo one > a.txt' }),
+        turn.tool('Bash', { command: `touch ${started} && ${gate.command}` }),
+        turn.text('done'),
+      ],
     },
     { workspace: { copy: template() }, workspaceHostTimeoutMs: 3_000, heartbeatTimeoutMs: 5_000 },
   );
-  await waitFor(() => existsSync(started), 'the command to start on host C');
+  const messages: SessionEvent[] = [];
+  const reading = (async () => {
+    for await (const m of handle.messages({ pollMs: 50 })) messages.push(m);
+  })();
+  await waitFor(() => existsSync(started), 'the second command to start on host C');
+  // Checkpoints 0 and 1 were made and kept on the host, not pushed; said once, and in the view.
+  const view = await handle.workflow.query(checkpointsQuery);
+  expect(view.checkpoints.map((c) => [c.turn, c.pushed])).toEqual([
+    [0, 'failed'],
+    [1, 'failed'],
+  ]);
+  expect(view.failing).toMatch(/^the checkpoint of turn 1 was kept on the tools host but not pushed: /);
+  const shown = await cli(['show', handle.sessionId], { env: h.env });
+  expect(shown.stdout).toContain('checkpointing is failing: the checkpoint of turn 1');
   await a.kill();
   gate.release();
-  const result = await handle.result();
+  await reading;
+  const warnings = (events(messages, 'warning') as { message: string }[]).filter((w) => w.message.startsWith('Checkpointing is failing'));
+  expect(warnings).toHaveLength(1);
+  const result = messages[messages.length - 1] as { subtype: string; is_error: boolean; errors: string[] };
   expect(result.subtype).toBe('error_during_execution');
   expect(result.is_error).toBe(true);
-  const errors = (result as { errors: string[] }).errors.join('\n');
+  const errors = result.errors.join('\n');
   expect(errors).toContain('host-c');
   expect(errors).toContain('no checkpoint in a checkpoint remote');
   expect(errors).toContain('DURABLE_AGENT_CHECKPOINT_REMOTE');
