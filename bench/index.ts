@@ -18,6 +18,7 @@
  *   npx tsx bench/workspace-provision.ts 14. a workspace per job: clone from the mirror, copy, diff
  *   npx tsx bench/workspace-batch.ts     15. a batch with workspaces beside the same jobs in pre-made folders
  *   npx tsx bench/workspace-checkpoint.ts 16. per-turn workspace checkpoints: record, push, restore elsewhere
+ *   npx tsx bench/host-loss.ts           17. tools host SIGKILLed → the session running again on another host
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -45,6 +46,7 @@ const BENCHMARKS = [
   'workspace-provision',
   'workspace-batch',
   'workspace-checkpoint',
+  'host-loss',
 ];
 
 function main(): number {
