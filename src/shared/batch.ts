@@ -248,11 +248,19 @@ export function startSearchAttributes(config: Pick<SessionConfig, 'model' | 'bat
 
 /**
  * The config a session is started with beside `startSearchAttributes(config)`: marked
- * `searchAttributesAtStart`, so its loop does not write them again after its first reply, and
- * `setupAtOnce` and `setupInOneCall`, so it lists its tools and loads its settings in one step, one activity.
+ * `searchAttributesAtStart`, so its loop does not write them again after its first reply,
+ * `setupAtOnce` and `setupInOneCall`, so it lists its tools and loads its settings in one step, one
+ * activity, and `checkpoints` given, so it takes them without a patch marker.
  */
-export function startConfig<C extends Pick<SessionConfig, 'searchAttributes'>>(config: C): C {
-  return { ...config, setupAtOnce: true, setupInOneCall: true, ...(config.searchAttributes ? { searchAttributesAtStart: true } : {}) };
+export function startConfig<C extends Pick<SessionConfig, 'searchAttributes' | 'checkpoints'>>(config: C): C {
+  return {
+    ...config,
+    setupAtOnce: true,
+    setupInOneCall: true,
+    // Said outright, so the session needs no patch marker to know it checkpoints (ARCHITECTURE.md#checkpoints).
+    checkpoints: config.checkpoints ?? true,
+    ...(config.searchAttributes ? { searchAttributesAtStart: true } : {}),
+  };
 }
 
 /** Batch and job workflows carry only the batch id (so `AgentBatchId = X` finds all of a batch). */

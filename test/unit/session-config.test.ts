@@ -36,7 +36,6 @@ test('every default', () => {
     maxStopHookContinuations: 3,
     finalSummary: false,
     searchAttributes: true,
-    checkpoints: true,
     workspaceHostTimeoutMs: 120_000,
     loopDetection: { enabled: true, threshold: 3, window: 10 },
     compaction: { enabled: true, threshold: 0.8, keepRecentTurns: 4, keepRecentToolResultTurns: 3, summaryMaxTokens: 8_192 },
