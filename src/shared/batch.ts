@@ -252,13 +252,13 @@ export function startSearchAttributes(config: Pick<SessionConfig, 'model' | 'bat
  * `setupAtOnce` and `setupInOneCall`, so it lists its tools and loads its settings in one step, one
  * activity, and `checkpoints` given, so it takes them without a patch marker.
  */
-export function startConfig<C extends Pick<SessionConfig, 'searchAttributes' | 'checkpoints'>>(config: C): C {
+export function startConfig<C extends Pick<SessionConfig, 'searchAttributes' | 'checkpoints' | 'workspace'>>(config: C): C {
   return {
     ...config,
     setupAtOnce: true,
     setupInOneCall: true,
-    // Said outright, so the session needs no patch marker to know it checkpoints (ARCHITECTURE.md#checkpoints).
-    checkpoints: config.checkpoints ?? true,
+    // Said outright, so the session needs no patch marker to know whether it checkpoints (ARCHITECTURE.md#checkpoints).
+    checkpoints: checkpointsOn(config),
     ...(config.searchAttributes ? { searchAttributesAtStart: true } : {}),
   };
 }
@@ -266,4 +266,9 @@ export function startConfig<C extends Pick<SessionConfig, 'searchAttributes' | '
 /** Batch and job workflows carry only the batch id (so `AgentBatchId = X` finds all of a batch). */
 export function batchSearchAttributes(batchId: string): SearchAttributePair[] {
   return [{ key: keys.batchId, value: batchId }];
+}
+
+/** Whether a session takes checkpoints: as asked, else when it has a workspace (ARCHITECTURE.md#checkpoints). */
+export function checkpointsOn(config: Pick<SessionConfig, 'checkpoints' | 'workspace'>): boolean {
+  return config.checkpoints ?? config.workspace !== undefined;
 }

@@ -137,7 +137,9 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
       finalSummary: z.boolean().default(false),
       /**
        * Record the workspace as a git commit on the tools host after every turn whose tools may have
-       * changed it, and push it to the checkpoint remote (ARCHITECTURE.md#checkpoints). Default true.
+       * changed it, and push it to the checkpoint remote (ARCHITECTURE.md#checkpoints). Default: on
+       * for a session with a `workspace`, off for a plain `cwd` (its first checkpoint hashes the
+       * whole folder, which may be a home directory).
        */
       // No default in the schema: a config without it (from an earlier client, or a recorded history)
       // decides by a patch marker; clients write `true` (startConfig), so new sessions need none.

@@ -10,6 +10,7 @@ import { mayChangeWorkspace, type CheckpointActivities, type CheckpointRecord } 
 import type { ToolUseBlock } from '../shared/messages';
 import type { SessionActivities } from './activity-stubs';
 import { sessionTurn, type EventLog, type LoopState } from './state';
+import { checkpointsOn } from '../shared/batch';
 
 /** Sessions whose config does not say take checkpoints with this marker; recorded histories without it never do. */
 export const CHECKPOINTS_PATCH = 'workspace-checkpoints';
@@ -34,11 +35,10 @@ export function isHostLostFailure(e: unknown): e is ApplicationFailure {
  */
 export function startCheckpoints(state: LoopState): void {
   // A subagent works in its parent's folder: the parent checkpoints it after the Task turn.
-  const on = state.config.checkpoints;
-  if (on === false || state.checkpoints || state.config.subagent) return;
+  if (state.checkpoints || state.config.subagent || !checkpointsOn(state.config)) return;
   // Started by a client that says so: no marker needed. Without it (an earlier client, a recorded
   // history): the marker decides, so a session recorded before checkpoints never takes one.
-  if (on === undefined && !patched(CHECKPOINTS_PATCH)) return;
+  if (state.config.checkpoints === undefined && !patched(CHECKPOINTS_PATCH)) return;
   state.checkpoints = { run: workflowInfo().firstExecutionRunId, list: [] };
 }
 

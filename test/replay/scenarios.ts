@@ -120,7 +120,8 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
         ],
       },
     ],
-    options: { permissionMode: 'bypassPermissions' },
+    // A plain folder takes checkpoints only when asked.
+    options: { permissionMode: 'bypassPermissions', checkpoints: true },
     expect: { subtype: 'success' },
   },
   {

@@ -1,3 +1,4 @@
+import { checkpointsOn, startConfig } from '../../src/shared/batch';
 import { ConfigError, parseSessionConfig, PermissionMode } from '../../src/shared/config';
 
 const base = { prompt: 'p', cwd: '/w' };
@@ -156,4 +157,13 @@ describe('compaction options', () => {
         .compaction,
     ).toMatchObject({ keepRecentTurns: 40, keepRecentToolResultTurns: 12, summaryModel: 'claude-sonnet-4-5' });
   });
+});
+
+test('checkpoints: on for a workspace, off for a plain folder, unless asked; startConfig says which outright', () => {
+  const plain = parseSessionConfig(base);
+  const ws = parseSessionConfig({ prompt: 'p', workspace: { copy: '/t' } });
+  expect([checkpointsOn(plain), checkpointsOn(ws)]).toEqual([false, true]);
+  expect(checkpointsOn({ ...plain, checkpoints: true })).toBe(true);
+  expect(checkpointsOn({ ...ws, checkpoints: false })).toBe(false);
+  expect([startConfig(plain).checkpoints, startConfig(ws).checkpoints]).toEqual([false, true]);
 });
