@@ -133,7 +133,8 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
       if (mode === 'auto') throw refuse("permissionMode 'auto'", 'there is no permission classifier');
       if (mode === 'bypassPermissions' && !mapped.allowBypass)
         throw refuse("permissionMode 'bypassPermissions'", 'start the query with allowDangerouslySkipPermissions: true');
-      return (await session).setPermissionMode(mode);
+      await (await session).setPermissionMode(mode);
+      return undefined;
     },
     setMaxThinkingTokens: async (n: number | null, display?: string | null) => {
       if (display != null) throw refuse('thinkingDisplay', 'reasoning text is passed on as the endpoint returns it');

@@ -232,7 +232,13 @@ export interface Query extends AsyncGenerator<SDKMessage, void> {
   /** Ours: the session id, once the session has started. */
   readonly sessionId: Promise<string>;
   interrupt(): Promise<{ still_queued: string[]; cancelled?: string[] } | undefined>;
-  setPermissionMode(mode: PermissionMode): Promise<void>;
+  /**
+   * Resolves to `undefined` once the request is in the session's history (a Temporal signal), which
+   * both SDK versions allow: 0.3.330 declares `Promise<void>`, 0.3.332 the mode now in effect or
+   * `undefined` where the answer names none. A session may still ignore the mode (a settings file
+   * disabling `bypassPermissions`): it then sends a `system/warning`.
+   */
+  setPermissionMode(mode: PermissionMode): Promise<undefined>;
   setModel(model?: string): Promise<void>;
   setMaxThinkingTokens(maxThinkingTokens: number | null, thinkingDisplay?: 'summarized' | 'omitted' | 'highlights' | null): Promise<void>;
   initializationResult(): Promise<InitializationResult>;
