@@ -43,7 +43,7 @@ function compile(mutate?: { file: string; from: string; to: string }): string[] 
   );
 }
 
-test('every message our stream emits is assignable to its variant of the SDK’s SDKMessage (and Options/Query conform)', () => {
+test('every SDK message type and subtype is covered and assignable to its variant of the SDK’s; Options and Query conform', () => {
   expect(compile()).toEqual([]);
 });
 
@@ -64,6 +64,35 @@ test.each([
     /result/,
   ],
   ['system/init without `apiKeySource`', 'src/shared/events.ts', "  apiKeySource: 'none';\n", '', /apiKeySource/],
+  [
+    'an SDK subtype missing from the union (system/status)',
+    'src/shared/sdk-messages.ts',
+    '  | SDKStatusMessage\n  | SDKControlRequestProgressMessage',
+    '  | SDKControlRequestProgressMessage',
+    /"system\/status"|SDKStatusMessage/,
+  ],
+  [
+    'an SDK result subtype missing (error_max_structured_output_retries)',
+    'src/shared/events.ts',
+    " | 'error_max_structured_output_retries';",
+    ';',
+    /error_max_structured_output_retries/,
+  ],
+  [
+    'a message we never send without one of the SDK’s optional fields',
+    'src/shared/sdk-messages.ts',
+    '  prevent_continuation?: boolean;\n',
+    '',
+    /prevent_continuation|does not satisfy the constraint 'true'/,
+  ],
+  [
+    'a message we never send with a field the SDK’s is narrower on',
+    'src/shared/sdk-messages.ts',
+    "  state: 'idle' | 'running' | 'requires_action';",
+    '  state: string;',
+    /state/,
+  ],
+  ['a subtype of our own that is also the SDK’s', 'src/shared/events.ts', "  subtype: 'warning';", "  subtype: 'informational';", /./],
 ])('it fails to compile with %s', (_name, file, from, to, mentions) => {
   // The conformance file itself rejects it (not only the emission site that builds the message).
   const errors = compile({ file, from, to });
