@@ -1,7 +1,9 @@
 /**
  * Type-level conformance with the Claude Agent SDK, checked by the compiler against the SDK's own
- * `.d.ts` (`npm run typecheck` compiles this file; test/types/sdk-conformance.test.ts compiles it
- * on its own and shows that a broken field fails it). Nothing here runs.
+ * `.d.ts`. `npm run typecheck` compiles this file against the pinned SDK;
+ * test/types/sdk-conformance.test.ts compiles it on its own against each SDK version installed
+ * (the pinned one and the `claude-agent-sdk-newest` alias: test/types/compile-conformance.ts) and
+ * shows that a broken field fails it. Nothing here runs.
  *
  * `Conforms<Ours, Theirs>` fails to compile ("does not satisfy the constraint") when a value of our
  * type could not be used where the SDK's type is expected.
