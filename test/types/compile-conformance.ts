@@ -1,9 +1,10 @@
 /**
  * Compiles the SDK conformance file (test/types/sdk-conformance.ts) against one installed version
  * of the Claude Agent SDK: the pinned `@anthropic-ai/claude-agent-sdk`, or a dev dependency that is
- * an npm alias of it (`claude-agent-sdk-newest`). The file imports `@anthropic-ai/claude-agent-sdk`;
- * for an alias that name is mapped (`paths`) to the alias's `.d.ts`, so the same checks run against
- * each version. Used by test/types/sdk-conformance.test.ts.
+ * an npm alias of it (`claude-agent-sdk-newest`, moved by scripts/bump-sdk-newest.ts). The file
+ * imports `@anthropic-ai/claude-agent-sdk`; for an alias that name is mapped (`paths`) to the
+ * alias's `.d.ts`, so the same checks run against each version. Used by
+ * test/types/sdk-conformance.test.ts and scripts/bump-sdk-newest.ts.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -3,7 +3,8 @@
  * `.d.ts`. `npm run typecheck` compiles this file against the pinned SDK;
  * test/types/sdk-conformance.test.ts compiles it on its own against each SDK version installed
  * (the pinned one and the `claude-agent-sdk-newest` alias: test/types/compile-conformance.ts) and
- * shows that a broken field fails it. Nothing here runs.
+ * shows that a broken field fails it; `npx tsx scripts/bump-sdk-newest.ts` moves the alias to the
+ * newest SDK and runs it. Nothing here runs.
  *
  * `Conforms<Ours, Theirs>` fails to compile ("does not satisfy the constraint") when a value of our
  * type could not be used where the SDK's type is expected.
