@@ -41,7 +41,7 @@ test.each<[string, Mutation, RegExp]>([
       from: '  | SDKStatusMessage\n  | SDKControlRequestProgressMessage',
       to: '  | SDKControlRequestProgressMessage',
     },
-    /"system\/status"|SDKStatusMessage/,
+    /"status"/,
   ],
   [
     'an SDK result subtype missing (error_max_structured_output_retries)',
