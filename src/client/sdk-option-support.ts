@@ -30,7 +30,7 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   cwd: yes('default: `process.cwd()`; the path on the tools worker'),
   effort: yes('sent as `reasoning_effort` (`low`, `medium`, `high`; `xhigh` and `max` send `high`)'),
   env: yes(
-    'for Bash children; entries whose name or value looks like a credential, and the caller host’s own (PATH, HOME, …), are dropped with a warning — give Bash secrets through the worker’s environment (`DURABLE_AGENT_PASS_ENV`)',
+    "for Bash children, `{ ...process.env, X: '1' }` included; entries whose name or value looks like a credential, and the caller host’s own (PATH, HOME, …), are dropped with a warning naming them (see Secrets) — give Bash secrets through the worker’s environment (`DURABLE_AGENT_PASS_ENV`)",
   ),
   fallbackModel: yes("one model, tried when the primary's retries are exhausted; a comma-separated list is refused"),
   forkSession: yes('with `resume`/`continue`: the conversation continues under a new session id'),
