@@ -27,7 +27,7 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
     'called for each permission request the query sees; its answer is sent with `respondToPermission`. A request left unanswered (the loop was broken off) stays pending for any other client',
   ),
   continue: yes('resumes the most recent session started with the same `cwd` (an error when there is none)'),
-  cwd: yes('default: `process.cwd()`; the path on the tools worker'),
+  cwd: yes('default: `process.cwd()`; a relative path is resolved against `process.cwd()`; the path on the tools worker'),
   effort: yes('sent as `reasoning_effort` (`low`, `medium`, `high`; `xhigh` and `max` send `high`)'),
   env: yes(
     "for Bash children, `{ ...process.env, X: '1' }` included; entries whose name or value looks like a credential, and the caller host’s own (PATH, HOME, …), are dropped with a warning naming them (see Secrets) — give Bash secrets through the worker’s environment (`DURABLE_AGENT_PASS_ENV`)",

@@ -88,6 +88,22 @@ test('continue resumes the newest session started in the same cwd', async () => 
   ).rejects.toThrow(`continue: no earlier session was started in ${empty}`);
 });
 
+test("a relative cwd is resolved against the caller's working directory: the tools run there", async () => {
+  const ws = h.workspace();
+  const relative = path.relative(process.cwd(), ws);
+  expect(path.isAbsolute(relative)).toBe(false);
+  h.model.addScenario({ name: 'sdk-rel-cwd', turns: [turn.tool('Bash', { command: 'pwd' }), turn.text('ok')] });
+  const seen: SDKMessage[] = [];
+  for await (const m of query({ prompt: `${scenarioTag('sdk-rel-cwd')} go`, options: { cwd: relative, client: h.client, ...bypass } }))
+    seen.push(m);
+  const output = seen.flatMap((m) =>
+    m.type === 'user' && Array.isArray(m.message.content)
+      ? m.message.content.flatMap((b) => (b.type === 'tool_result' ? [JSON.stringify(b.content)] : []))
+      : [],
+  );
+  expect(output.join('\n')).toContain(ws);
+});
+
 test('systemPrompt blocks and effort reach the model as a system message and reasoning_effort', async () => {
   h.model.addScenario({ name: 'sdk-prompt', turns: [turn.text('ok')] });
   const systemPrompt = ['You are terse.', '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__', 'Today is a test.'];

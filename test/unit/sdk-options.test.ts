@@ -121,6 +121,16 @@ test('supported keys map onto session options', () => {
   });
 });
 
+test("a relative cwd is resolved against the caller's working directory, as the SDK's", () => {
+  expect(mapOptions({ cwd: 'sub/dir' }, '/home/me/project').session.cwd).toBe('/home/me/project/sub/dir');
+  expect(mapOptions({ cwd: '../other' }, '/home/me/project').session.cwd).toBe('/home/me/other');
+  expect(mapOptions({ cwd: '.' }, '/home/me/project').session.cwd).toBe('/home/me/project');
+  expect(mapOptions({ cwd: '/abs/./x/' }, '/home/me/project').session.cwd).toBe('/abs/x');
+  expect(mapOptions({}, '/home/me/project').session.cwd).toBe('/home/me/project');
+  // query() resolves against process.cwd(): `continue` looks for sessions in the resolved folder too.
+  expect(mapOptions({ cwd: 'sub', continue: true }, process.cwd()).session.cwd).toBe(path.join(process.cwd(), 'sub'));
+});
+
 describe('secrets in env', () => {
   const callerEnv = {
     PATH: '/usr/bin',
