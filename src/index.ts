@@ -13,6 +13,7 @@ export type { PendingPermission, PermissionAnswer } from './shared/approvals';
 export type { CodeHooks, HookCallback, HookCallbackMatcher, HookInput, HookJSONOutput } from './shared/hook-callbacks';
 export type {
   AccountInfo,
+  AgentInfo,
   CommandHook,
   DurableAgentOptions,
   EffortLevel,
@@ -26,12 +27,15 @@ export type {
   SDKOptions,
   SDKUserMessage,
   SettingSource,
+  SlashCommand,
   SystemPromptOption,
   ThinkingConfig,
 } from './client/sdk-types';
 export type { Options as QueryOptions } from './client/sdk-types';
 export { OPTION_SUPPORT } from './client/sdk-option-support';
 export type { OptionSupport } from './client/sdk-option-support';
+export { QUERY_METHOD_SUPPORT } from './client/query-method-support';
+export type { MethodSupport } from './client/query-method-support';
 export { createWorker } from './worker/worker';
 export { bundleSessionWorkflows } from './worker/bundle';
 /** Payload encryption for library users; a prebuilt workflow bundle needs the failure converter path. */

@@ -23,6 +23,7 @@ afterAll(async () => {
 const bypass = { permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true } as const;
 /** A Bash call that holds the turn until the test creates `gate`. */
 const gated = (gate: string) => turn.tool('Bash', { command: `while [ ! -f '${gate}' ]; do sleep 0.05; done; echo released` });
+const CALC_STDIO = path.join(__dirname, '..', 'fixtures', 'mcp', 'calc-stdio.mjs');
 const statusOf = async (id: string) => (await (await h.client.get(id)).workflow.describe()).status.name;
 
 test('breaking out of for await detaches: the session runs on to its result', async () => {
@@ -174,6 +175,50 @@ test('Query methods: models from the endpoint through a worker, empty lists, and
   expect(seen.at(-1)).toMatchObject({ type: 'result', exit_reason: 'interrupted' });
   await waitFor('the session to close', async () => (await statusOf(await q.sessionId)) === 'COMPLETED');
   expect(await q.interrupt()).toBeUndefined();
+});
+
+test("supportedAgents() is the session's agents; mcpServerStatus() after the session ended is its last status, on the query's own connection", async () => {
+  const cwd = h.workspace();
+  h.model.addScenario({ name: 'sdk-agents', turns: [turn.text('done')] });
+  const agents = {
+    reviewer: { description: 'Reviews a change', prompt: 'You review.', model: 'inherit' },
+    fixer: { description: 'Fixes a test', prompt: 'You fix.' },
+  };
+  const q = query({
+    prompt: `${scenarioTag('sdk-agents')} go`,
+    options: {
+      cwd,
+      // Not `client`: the query connects, and closes its connection when the stream ends.
+      connection: { address: h.address, taskQueue: h.taskQueue, payloadCodecs: [] },
+      agents,
+      mcpServers: { calc: { command: 'node', args: [CALC_STDIO] }, broken: { command: 'node', args: [path.join(cwd, 'missing.mjs')] } },
+    },
+  });
+  const listed = [
+    { name: 'reviewer', description: 'Reviews a change', model: 'inherit' },
+    { name: 'fixer', description: 'Fixes a test' },
+  ];
+  expect(await q.supportedAgents()).toEqual(listed);
+  expect(await q.mcpServerStatus()).toEqual([
+    { name: 'calc', status: 'pending' },
+    { name: 'broken', status: 'pending' },
+  ]);
+  for await (const m of q) void m;
+  await waitFor('the session to close', async () => (await statusOf(await q.sessionId)) === 'COMPLETED');
+  const status = await q.mcpServerStatus();
+  expect(status.map((s) => [s.name, s.status])).toEqual([
+    ['calc', 'connected'],
+    ['broken', 'failed'],
+  ]);
+  expect(status[1]!.error).toEqual(expect.any(String));
+  expect((await q.initializationResult()).agents).toEqual(listed);
+  expect(await q.reloadPlugins()).toEqual({ commands: [], agents: listed, plugins: [], mcpServers: status, error_count: 0 });
+  await expect(q.reloadPlugins({ addPlugins: [{ type: 'local', path: '/p' }] })).rejects.toThrow(NotSupportedError);
+  expect(await q.reloadSkills()).toEqual({ skills: [] });
+  expect(await q.reloadOutputStyles()).toEqual({ available_output_styles: ['default'] });
+  // Task disallowed: no agent can be started.
+  const noTask = query({ prompt: 'x', options: { cwd, client: h.client, agents, disallowedTools: ['Task'] } });
+  expect(await noTask.supportedAgents()).toEqual([]);
 });
 
 /** A prompt stream the test feeds: `push` a message, `end` the stream. */

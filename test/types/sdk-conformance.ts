@@ -10,6 +10,7 @@ import type * as SDK from '@anthropic-ai/claude-agent-sdk';
 import type * as Ours from '../../src/index';
 import type { SessionEvent } from '../../src/shared/events';
 import type { OPTION_SUPPORT } from '../../src/client/sdk-option-support';
+import type { QUERY_METHOD_SUPPORT } from '../../src/client/query-method-support';
 
 type Conforms<T extends U, U> = T;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -66,8 +67,18 @@ type Implemented =
   | 'mcpServerStatus'
   | 'accountInfo'
   | 'initializationResult'
-  | 'streamInput';
+  | 'streamInput'
+  | 'reloadSkills'
+  | 'reloadOutputStyles'
+  | 'reloadPlugins';
 export type MethodsConform = Conforms<Pick<Ours.Query, Implemented>, Pick<SDK.Query, Implemented>>;
+// The method table (README "Query methods") names exactly the SDK's methods, and says `supported` for those implemented.
+holds<Same<keyof typeof QUERY_METHOD_SUPPORT, Exclude<keyof SDK.Query, keyof AsyncGenerator<SDK.SDKMessage, void>>>>();
+type SupportedInTable = {
+  [K in keyof typeof QUERY_METHOD_SUPPORT]: (typeof QUERY_METHOD_SUPPORT)[K]['status'] extends 'supported' ? K : never;
+}[keyof typeof QUERY_METHOD_SUPPORT];
+holds<Same<SupportedInTable, Implemented>>();
+holds<Same<Ours.AgentInfo, SDK.AgentInfo>>();
 export type QueryFunctionConforms = Conforms<
   typeof Ours.query,
   (params: { prompt: string | AsyncIterable<SDK.SDKUserMessage>; options?: SDK.Options }) => SDK.Query
