@@ -6,7 +6,7 @@
  */
 export { DurableAgentClient, SessionHandle, SessionExistsError, SessionNotFoundError } from './client/client';
 export type { ConnectOptions, ListFilter, SessionSummary } from './client/client';
-export { query, NotSupportedError } from './client/query';
+export { query, AbortError, NotSupportedError } from './client/query';
 export { answerPermissions } from './client/permissions';
 export type { CanUseTool, PermissionResult, PermissionUpdate, PermissionRuleValue } from './client/permissions';
 export type { PendingPermission, PermissionAnswer } from './shared/approvals';

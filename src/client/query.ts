@@ -43,6 +43,18 @@ import type {
 
 export type { Options as QueryOptions, Query } from './sdk-types';
 
+/**
+ * Thrown by a query's iteration when its `abortController` aborts it, as the SDK's `AbortError`:
+ * the session is cancelled (durably), and the stream ends with this error. `close()` ends the
+ * stream without one.
+ */
+export class AbortError extends Error {
+  constructor(message = 'Query aborted by its abortController: the session is cancelled') {
+    super(message);
+    this.name = 'AbortError';
+  }
+}
+
 /** A `Query` method durable-agent does not have. */
 export class NotSupportedError extends Error {
   constructor(method: string, why: string) {
@@ -201,7 +213,8 @@ async function* run(
       const { cwd: _cwd, ...rest } = options;
       options = { ...rest, ...(await forkAtMessage(client, options.resume!, mapped.resumeSessionAt)) };
     }
-    if (stop.aborted) return;
+    if (stop.aborted)
+      return abortedByCaller(mapped, 'Query aborted by its abortController before the session started: nothing was started');
     const handle = await client.start({ ...options, prompt: first!, ...(input ? { interactive: true } : {}) });
     resolveSession(handle);
     // The rest of a streaming prompt is fed like any streamInput() stream; a failure of this one
@@ -236,7 +249,7 @@ async function* run(
     } finally {
       answering.abort();
     }
-    if (stop.aborted) return;
+    if (stop.aborted) return abortedByCaller(mapped);
     if (inputFailed.signal.aborted) throw feedError;
   } catch (e) {
     rejectSession(e);
@@ -247,6 +260,11 @@ async function* run(
     onEnded();
     if (!mapped.client) await client.close();
   }
+}
+
+/** The stream was stopped: by the caller's `abortController` (an AbortError, as the SDK's) or by `close()` (it just ends). */
+function abortedByCaller(mapped: MappedOptions, message?: string): void {
+  if (mapped.abortController?.signal.aborted) throw new AbortError(message);
 }
 
 /**

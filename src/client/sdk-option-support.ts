@@ -16,7 +16,7 @@ const no = (note: string): OptionSupport => ({ status: 'refused', note });
 const NO_CLAUDE_CODE_PROCESS = 'there is no Claude Code process: the agent loop runs as a Temporal workflow on your workers';
 
 export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
-  abortController: yes('aborting cancels the session (durably) and ends the stream'),
+  abortController: yes('aborting cancels the session (durably) and ends the stream with an `AbortError`, as the SDK’s'),
   additionalDirectories: yes('absolute paths the tools may use besides `cwd`'),
   allowedTools: yes("permission rules in Claude Code's syntax, auto-approved"),
   disallowedTools: yes('deny rules; a bare tool name removes the tool from the model'),

@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { query, NotSupportedError } from '../../src/client/query';
+import { AbortError, query, NotSupportedError } from '../../src/client/query';
 import type { SDKUserMessage } from '../../src/client/sdk-types';
 import { asDurableAgentEvent, isDurableAgentEvent, type SDKMessage } from '../../src/shared/events';
 import { turn } from '../../src/testing/scripted-model';
@@ -46,13 +46,18 @@ test.each(['close()', 'abortController.abort()'])('%s cancels the session and en
   const abortController = new AbortController();
   const q = query({ prompt: `${scenarioTag(name)} go`, options: { cwd, client: h.client, abortController, ...bypass } });
   const seen: SDKMessage[] = [];
-  for await (const m of q) {
-    seen.push(m);
-    if (m.type === 'tool_progress') {
-      if (how === 'close()') q.close();
-      else abortController.abort();
+  const reading = (async () => {
+    for await (const m of q) {
+      seen.push(m);
+      if (m.type === 'tool_progress') {
+        if (how === 'close()') q.close();
+        else abortController.abort();
+      }
     }
-  }
+  })();
+  // As the SDK's: an abort ends the stream with an AbortError; close() just ends it.
+  if (how === 'close()') await reading;
+  else await expect(reading).rejects.toThrow(new AbortError('Query aborted by its abortController: the session is cancelled'));
   // The stream ended at once: the session's final result came later, to nobody.
   expect(seen.some((m) => m.type === 'result')).toBe(false);
   const result = await (await h.client.get(await q.sessionId)).result();
@@ -64,7 +69,11 @@ test('an abortController aborted before the stream starts starts nothing', async
   abortController.abort();
   const q = query({ prompt: 'never sent', options: { cwd: h.workspace(), client: h.client, abortController } });
   const seen: unknown[] = [];
-  for await (const m of q) seen.push(m);
+  const reading = (async () => {
+    for await (const m of q) seen.push(m);
+  })();
+  await expect(reading).rejects.toBeInstanceOf(AbortError);
+  await expect(reading).rejects.toThrow(/before the session started: nothing was started/);
   expect(seen).toEqual([]);
   expect(h.model.requests.some((r) => JSON.stringify(r.body).includes('never sent'))).toBe(false);
 });
