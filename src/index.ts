@@ -7,6 +7,8 @@
 export { DurableAgentClient, SessionHandle, SessionExistsError, SessionNotFoundError } from './client/client';
 export type { ConnectOptions, ListFilter, SessionSummary } from './client/client';
 export { query, AbortError, NotSupportedError } from './client/query';
+export { listSessions } from './client/list-sessions';
+export type { ListSessionsOptions, SDKSessionInfo } from './client/list-sessions';
 export { answerPermissions } from './client/permissions';
 export type { CanUseTool, PermissionResult, PermissionUpdate, PermissionRuleValue } from './client/permissions';
 export type { PendingPermission, PermissionAnswer } from './shared/approvals';
