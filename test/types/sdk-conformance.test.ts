@@ -8,6 +8,7 @@ import ts from 'typescript';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ENTRY = path.join(ROOT, 'test', 'types', 'sdk-conformance.ts');
+const PROGRAM = path.join(ROOT, 'test', 'types', 'sdk-program.ts');
 
 function compilerOptions(): ts.CompilerOptions {
   const file = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
@@ -22,7 +23,7 @@ const parsed = new Map<string, ts.SourceFile | undefined>();
  * text. Only the conformance file is checked (`npm run typecheck` checks the rest), and parsed
  * files are shared between compilations, so each one costs a type-check, not a parse.
  */
-function compile(mutate?: { file: string; from: string; to: string }): string[] {
+function compile(mutate?: { file: string; from: string; to: string }, entryFile = ENTRY): string[] {
   const host = ts.createCompilerHost(options);
   const target = mutate && path.join(ROOT, mutate.file);
   const getSourceFile = host.getSourceFile.bind(host);
@@ -36,8 +37,8 @@ function compile(mutate?: { file: string; from: string; to: string }): string[] 
     if (!parsed.has(f)) parsed.set(f, getSourceFile(f, lang, onError));
     return parsed.get(f);
   };
-  const program = ts.createProgram({ rootNames: [ENTRY], options, host });
-  const entry = program.getSourceFile(ENTRY)!;
+  const program = ts.createProgram({ rootNames: [entryFile], options, host });
+  const entry = program.getSourceFile(entryFile)!;
   return [...program.getSyntacticDiagnostics(entry), ...program.getSemanticDiagnostics(entry)].map((d) =>
     ts.flattenDiagnosticMessageText(d.messageText, '\n'),
   );
@@ -69,4 +70,14 @@ test.each([
   const errors = compile({ file, from, to });
   expect(errors.length).toBeGreaterThan(0);
   expect(errors.join('\n')).toMatch(mentions);
+});
+
+test('a program written for the SDK (hooks, listSessions, AbortError) compiles against this package with only its import changed', () => {
+  // Against the SDK as written: the program is sound.
+  expect(compile(undefined, PROGRAM)).toEqual([]);
+  const swapped = { file: 'test/types/sdk-program.ts', from: "} from '@anthropic-ai/claude-agent-sdk';", to: "} from '../../src/index';" };
+  expect(compile(swapped, PROGRAM)).toEqual([]);
+  // The swap is real: the package's types are what it compiles against then (a name the SDK has and we lack fails).
+  const missing = { ...swapped, to: "  type InMemorySessionStore,\n} from '../../src/index';" };
+  expect(compile(missing, PROGRAM).join('\n')).toMatch(/InMemorySessionStore/);
 });

@@ -96,3 +96,27 @@ export async function consumerWrittenForTheSdk(
 }
 declare const ourQuery: typeof Ours.query;
 export const runsAgainstOurs = (): Promise<string> => consumerWrittenForTheSdk(ourQuery);
+
+// Hook callbacks' types: each input variant, the output and the callback are the SDK's, both ways,
+// so SDK code narrowing on any `hook_event_name` compiles (test/types/sdk-program.ts uses them).
+type SameInputs = {
+  [E in SDK.HookEvent]: Same<Extract<Ours.HookInput, { hook_event_name: E }>, Extract<SDK.HookInput, { hook_event_name: E }>>;
+};
+holds<Same<SameInputs[SDK.HookEvent], true>>();
+holds<Same<Ours.HookInput['hook_event_name'], SDK.HookEvent>>();
+holds<Same<Ours.HookInput, SDK.HookInput>>();
+holds<Same<Ours.PreToolUseHookInput, SDK.PreToolUseHookInput>>();
+holds<Same<Ours.BaseHookInput, SDK.BaseHookInput>>();
+holds<Same<Ours.HookJSONOutput, SDK.HookJSONOutput>>();
+holds<Same<Ours.SyncHookJSONOutput, SDK.SyncHookJSONOutput>>();
+holds<Same<Ours.HookCallback, SDK.HookCallback>>();
+// A matcher of ours is one of the SDK's; the SDK's `onFailure` is not offered (no session would honour it).
+export type MatcherConforms = Conforms<Ours.HookCallbackMatcher, SDK.HookCallbackMatcher>;
+export type MatcherAccepted = Conforms<Omit<SDK.HookCallbackMatcher, 'onFailure'>, Ours.HookCallbackMatcher>;
+
+// AbortError and listSessions, as the SDK exports them.
+holds<Same<InstanceType<typeof Ours.AbortError>, SDK.AbortError>>();
+export type AbortErrorIsAnError = Conforms<InstanceType<typeof Ours.AbortError>, Error>;
+export type ListSessionsConforms = Conforms<typeof Ours.listSessions, typeof SDK.listSessions>;
+holds<Same<Ours.SDKSessionInfo, SDK.SDKSessionInfo>>();
+export type ListSessionsOptionsAccepted = Conforms<SDK.ListSessionsOptions, Ours.ListSessionsOptions>;
