@@ -6,13 +6,88 @@
  */
 export { DurableAgentClient, SessionHandle, SessionExistsError, SessionNotFoundError } from './client/client';
 export type { ConnectOptions, ListFilter, SessionSummary } from './client/client';
-export { query, NotSupportedError } from './client/query';
+export { query, AbortError, NotSupportedError } from './client/query';
+export { listSessions } from './client/list-sessions';
+export type { ListSessionsOptions, SDKSessionInfo } from './client/list-sessions';
 export { answerPermissions } from './client/permissions';
 export type { CanUseTool, PermissionResult, PermissionUpdate, PermissionRuleValue } from './client/permissions';
 export type { PendingPermission, PermissionAnswer } from './shared/approvals';
-export type { CodeHooks, HookCallback, HookCallbackMatcher, HookInput, HookJSONOutput } from './shared/hook-callbacks';
+/** Hook callbacks' input and output, the SDK's shapes (code hooks on the worker take them). */
+export type {
+  AsyncHookJSONOutput,
+  BackgroundTaskSummary,
+  BaseHookInput,
+  CodeHooks,
+  ConfigChangeHookInput,
+  CwdChangedHookInput,
+  CwdChangedHookSpecificOutput,
+  DirectoryAddedHookInput,
+  ElicitationHookInput,
+  ElicitationHookSpecificOutput,
+  ElicitationResultHookInput,
+  ElicitationResultHookSpecificOutput,
+  ExitReason,
+  FileChangedHookInput,
+  FileChangedHookSpecificOutput,
+  HookCallback,
+  HookCallbackMatcher,
+  HookInput,
+  HookJSONOutput,
+  HookPermissionDecision,
+  InstructionsLoadedHookInput,
+  McpServerProvenance,
+  MessageDisplayHookInput,
+  MessageDisplayHookSpecificOutput,
+  NotificationHookInput,
+  NotificationHookSpecificOutput,
+  PermissionDeniedHookInput,
+  PermissionDeniedHookSpecificOutput,
+  PermissionRequestHookInput,
+  PermissionRequestHookSpecificOutput,
+  PostCompactHookInput,
+  PostModelSwitchHookInput,
+  PostModelSwitchHookSpecificOutput,
+  PostToolBatchHookInput,
+  PostToolBatchHookSpecificOutput,
+  PostToolBatchToolCall,
+  PostToolUseFailureHookInput,
+  PostToolUseFailureHookSpecificOutput,
+  PostToolUseHookInput,
+  PostToolUseHookSpecificOutput,
+  PreCompactHookInput,
+  PreModelSwitchHookInput,
+  PreModelSwitchHookSpecificOutput,
+  PreToolUseHookInput,
+  PreToolUseHookSpecificOutput,
+  SDKAssistantMessageError,
+  SessionCronSummary,
+  SessionEndHookInput,
+  SessionStartHookInput,
+  SessionStartHookSpecificOutput,
+  SetupHookInput,
+  SetupHookSpecificOutput,
+  StopFailureHookInput,
+  StopHookInput,
+  StopHookSpecificOutput,
+  SubagentStartHookInput,
+  SubagentStartHookSpecificOutput,
+  SubagentStopHookInput,
+  SubagentStopHookSpecificOutput,
+  SyncHookJSONOutput,
+  TaskCompletedHookInput,
+  TaskCreatedHookInput,
+  TeammateIdleHookInput,
+  UserPromptExpansionHookInput,
+  UserPromptExpansionHookSpecificOutput,
+  UserPromptSubmitHookInput,
+  UserPromptSubmitHookSpecificOutput,
+  WorktreeCreateHookInput,
+  WorktreeCreateHookSpecificOutput,
+  WorktreeRemoveHookInput,
+} from './shared/hook-callbacks';
 export type {
   AccountInfo,
+  AgentInfo,
   CommandHook,
   DurableAgentOptions,
   EffortLevel,
@@ -32,6 +107,8 @@ export type {
 export type { Options as QueryOptions } from './client/sdk-types';
 export { OPTION_SUPPORT } from './client/sdk-option-support';
 export type { OptionSupport } from './client/sdk-option-support';
+export { QUERY_METHOD_SUPPORT } from './client/query-method-support';
+export type { MethodSupport } from './client/query-method-support';
 export { createWorker } from './worker/worker';
 export { bundleSessionWorkflows } from './worker/bundle';
 /** Payload encryption for library users; a prebuilt workflow bundle needs the failure converter path. */

@@ -187,8 +187,10 @@ export class DurableAgentClient {
         taskQueue: this.taskQueue,
         args: [startConfig({ ...config, sessionId })],
         typedSearchAttributes: startSearchAttributes(config),
-        // Read back by `latestSessionIn` (catalog.ts, the SDK's `continue`); a memo needs no registration on the server.
-        memo: { cwd: config.cwd },
+        // Read back by `latestSessionIn` (catalog.ts, the SDK's `continue`) and `listSessions`
+        // (list-sessions.ts, its `firstPrompt`); a memo needs no registration on the server, and is
+        // encoded with the payload codecs like the prompt in the start input.
+        memo: { cwd: config.cwd, firstPrompt: promptSummary(config.prompt) },
         // A closed session's id may be reused only to resume it.
         workflowIdReusePolicy: config.resume === sessionId ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
       });
@@ -246,6 +248,18 @@ export class DurableAgentClient {
   async close(): Promise<void> {
     if (this.ownsConnection) await this.client.connection.close();
   }
+}
+
+/** A session's first prompt as `listSessions` shows it: one line, at most MEMO_PROMPT_CHARS characters. */
+export const MEMO_PROMPT_CHARS = 200;
+function promptSummary(prompt: string): string {
+  const chars = [
+    ...prompt
+      .slice(0, MEMO_PROMPT_CHARS * 4)
+      .replace(/\s+/g, ' ')
+      .trim(),
+  ];
+  return chars.length <= MEMO_PROMPT_CHARS ? chars.join('') : `${chars.slice(0, MEMO_PROMPT_CHARS - 1).join('')}…`;
 }
 
 /** A workflow handle; from start() it also names the first run. */

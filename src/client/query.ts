@@ -29,8 +29,10 @@ import { DurableAgentClient, type SessionHandle } from './client';
 import type { StreamMessage } from './live';
 import { permissionResponder, requestFromEvent } from './permissions';
 import { mapOptions, refuse, type MappedOptions } from './sdk-options';
+import { REFUSED_METHODS } from './query-method-support';
 import type {
   AccountInfo,
+  AgentInfo,
   InitializationResult,
   McpServerStatus,
   ModelInfo,
@@ -42,6 +44,18 @@ import type {
 
 export type { Options as QueryOptions, Query } from './sdk-types';
 
+/**
+ * Thrown by a query's iteration when its `abortController` aborts it, as the SDK's `AbortError`:
+ * the session is cancelled (durably), and the stream ends with this error. `close()` ends the
+ * stream without one.
+ */
+export class AbortError extends Error {
+  constructor(message = 'Query aborted by its abortController: the session is cancelled') {
+    super(message);
+    this.name = 'AbortError';
+  }
+}
+
 /** A `Query` method durable-agent does not have. */
 export class NotSupportedError extends Error {
   constructor(method: string, why: string) {
@@ -49,27 +63,6 @@ export class NotSupportedError extends Error {
     this.name = 'NotSupportedError';
   }
 }
-
-const UNSUPPORTED_METHODS: Record<string, string> = {
-  setMcpPermissionModeOverride: 'MCP tools follow the session’s permission mode and rules (mcp__server, mcp__server__tool)',
-  applyFlagSettings: 'settings are fixed at start; pass `settings` or `settingSources`',
-  updateSettings: 'settings files are read on the tools worker at start',
-  reinitialize: 'there is no Claude Code process to re-initialize',
-  getContextUsage: 'read `usage` and `modelUsage` from the result, or `durable-agent usage ID`',
-  usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET: 'use `durable-agent usage ID` or the session handle’s usage()',
-  readFile: 'files are on the tools worker; the model reads them with the Read tool',
-  reloadPlugins: 'no Claude Code plugins',
-  reloadSkills: 'no skills',
-  reloadOutputStyles: 'no output styles',
-  rewindFiles: 'a session’s files are checkpointed per turn: fork at a turn instead (`resumeSessionAt` with `forkSession: true`)',
-  seedReadState: 'read stamps are durable state the tools record themselves',
-  reconnectMcpServer: 'the tools worker reconnects a closed MCP server by itself on the next call',
-  toggleMcpServer: 'a session’s MCP servers are fixed at start; deny a server’s tools with a `mcp__server` rule instead',
-  readMcpResource: 'resources are read by the model through the server’s `read_resource` tool, on the tools worker',
-  setMcpServers: 'a session’s MCP servers are fixed at start (`mcpServers`)',
-  stopTask: 'no background tasks',
-  backgroundTasks: 'no background tasks',
-};
 
 export function query({ prompt, options = {} }: { prompt: string | AsyncIterable<SDKUserMessage>; options?: Options }): Query {
   const mapped = mapOptions(options, process.cwd());
@@ -98,7 +91,9 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
   else mapped.abortController?.signal.addEventListener('abort', onAbort, { once: true });
 
   const inputs = typeof prompt === 'string' ? undefined : new Inputs(session);
-  const gen = run(prompt, mapped, stop.signal, resolveSession, rejectSession, inputs) as Query;
+  /** Set when the stream has ended (and closed its own connection, unless given a client). */
+  let streamEnded = false;
+  const gen = run(prompt, mapped, stop.signal, resolveSession, rejectSession, inputs, () => (streamEnded = true)) as Query;
   const control =
     <A extends unknown[], R>(fn: (h: SessionHandle, ...a: A) => Promise<R>) =>
     async (...a: A) =>
@@ -116,8 +111,23 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
       (await listModels(c)).map((m) => ({ value: m.id, displayName: m.id, description: m.ownedBy ? `owned by ${m.ownedBy}` : '' })),
     );
   const accountInfo = async (): Promise<AccountInfo> => ({});
+  // The session's options are fixed at start: its agents are the query's (`Task` starts them).
+  const supportedAgents = async (): Promise<AgentInfo[]> => agentsOf(mapped);
+  /**
+   * The session's view: from its workflow, also once it has ended (a closed workflow still answers
+   * queries). The query's own connection closes with its stream: then a new one is made to ask.
+   */
+  const sessionView = async (h: SessionHandle) =>
+    mapped.client || !streamEnded ? h.state() : withClient(async (c) => (await c.get(h.sessionId)).state());
+  // Servers are listed on the tools worker at session start; until then they are `pending`.
+  // Answers before the session starts too (a query that is not iterated yet has no session to ask).
+  const mcpServerStatus = async (): Promise<McpServerStatus[]> => {
+    const listed = started ? (await sessionView(started)).mcpServers : undefined;
+    if (listed) return listed.map((s) => ({ name: s.name, status: s.status, ...(s.error ? { error: s.error } : {}) }));
+    return Object.keys(mapped.session.mcpServers ?? {}).map((name) => ({ name, status: 'pending' }));
+  };
   const unsupported = Object.fromEntries(
-    Object.entries(UNSUPPORTED_METHODS).map(([name, why]) => [name, async () => Promise.reject(new NotSupportedError(name, why))]),
+    Object.entries(REFUSED_METHODS).map(([name, why]) => [name, async () => Promise.reject(new NotSupportedError(name, why))]),
   );
   return Object.assign(gen, unsupported, {
     sessionId,
@@ -145,18 +155,18 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
     cancel: control((h) => h.cancel()),
     supportedModels,
     supportedCommands: async () => [],
-    supportedAgents: async () => [],
-    // Servers are listed on the tools worker at session start; until then they are `pending`.
-    // Answers before the session starts too (a query that is not iterated yet has no session to ask).
-    mcpServerStatus: async (): Promise<McpServerStatus[]> => {
-      const listed = started ? (await started.state()).mcpServers : undefined;
-      if (listed) return listed.map((s) => ({ name: s.name, status: s.status, ...(s.error ? { error: s.error } : {}) }));
-      return Object.keys(mapped.session.mcpServers ?? {}).map((name) => ({ name, status: 'pending' }));
+    supportedAgents,
+    mcpServerStatus,
+    reloadSkills: async () => ({ skills: [] }),
+    reloadOutputStyles: async () => ({ available_output_styles: ['default'] }),
+    reloadPlugins: async (opts?: { addPlugins?: unknown[] }) => {
+      if (opts?.addPlugins?.length) throw new NotSupportedError('reloadPlugins', 'addPlugins: there are no Claude Code plugins');
+      return { commands: [], agents: await supportedAgents(), plugins: [], mcpServers: await mcpServerStatus(), error_count: 0 };
     },
     accountInfo,
     initializationResult: async (): Promise<InitializationResult> => ({
       commands: [],
-      agents: [],
+      agents: await supportedAgents(),
       output_style: 'default',
       available_output_styles: ['default'],
       models: await supportedModels(),
@@ -182,6 +192,7 @@ async function* run(
   resolveSession: (h: SessionHandle) => void,
   rejectSession: (e: unknown) => void,
   inputs: Inputs | undefined,
+  onEnded: () => void,
 ): AsyncGenerator<QueryMessage, void> {
   const client = mapped.client ?? (await DurableAgentClient.connect(mapped.connection));
   let input: AsyncIterator<SDKUserMessage> | undefined;
@@ -204,7 +215,8 @@ async function* run(
       const { cwd: _cwd, ...rest } = options;
       options = { ...rest, ...(await forkAtMessage(client, options.resume!, mapped.resumeSessionAt)) };
     }
-    if (stop.aborted) return;
+    if (stop.aborted)
+      return abortedByCaller(mapped, 'Query aborted by its abortController before the session started: nothing was started');
     const handle = await client.start({ ...options, prompt: first!, ...(input ? { interactive: true } : {}) });
     resolveSession(handle);
     // The rest of a streaming prompt is fed like any streamInput() stream; a failure of this one
@@ -239,7 +251,7 @@ async function* run(
     } finally {
       answering.abort();
     }
-    if (stop.aborted) return;
+    if (stop.aborted) return abortedByCaller(mapped);
     if (inputFailed.signal.aborted) throw feedError;
   } catch (e) {
     rejectSession(e);
@@ -247,8 +259,14 @@ async function* run(
   } finally {
     // The session is over (or the reader left): stop reading the caller's prompt stream.
     void input?.return?.(undefined)?.catch(() => undefined);
+    onEnded();
     if (!mapped.client) await client.close();
   }
+}
+
+/** The stream was stopped: by the caller's `abortController` (an AbortError, as the SDK's) or by `close()` (it just ends). */
+function abortedByCaller(mapped: MappedOptions, message?: string): void {
+  if (mapped.abortController?.signal.aborted) throw new AbortError(message);
 }
 
 /**
@@ -360,4 +378,15 @@ function textOf(m: SDKUserMessage): string {
   const other = c.find((b) => b.type !== 'text');
   if (other) throw new Error(`query: a prompt message has a content block of type '${other.type}'; only text blocks can be sent`);
   return c.map((b) => b.text ?? '').join('');
+}
+
+/** `supportedAgents()`: the agents `Task` can start — none when `Task` is disallowed (src/workflows/subagents.ts). */
+function agentsOf(mapped: MappedOptions): AgentInfo[] {
+  const { agents, disallowedTools } = mapped.session;
+  if (!agents || (disallowedTools ?? []).some((r) => r.trim() === 'Task')) return [];
+  return Object.entries(agents).map(([name, def]) => ({
+    name,
+    description: def.description,
+    ...(typeof def.model === 'string' ? { model: def.model } : {}),
+  }));
 }

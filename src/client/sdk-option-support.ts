@@ -16,7 +16,7 @@ const no = (note: string): OptionSupport => ({ status: 'refused', note });
 const NO_CLAUDE_CODE_PROCESS = 'there is no Claude Code process: the agent loop runs as a Temporal workflow on your workers';
 
 export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
-  abortController: yes('aborting cancels the session (durably) and ends the stream'),
+  abortController: yes('aborting cancels the session (durably) and ends the stream with an `AbortError`, as the SDK’s'),
   additionalDirectories: yes('absolute paths the tools may use besides `cwd`'),
   allowedTools: yes("permission rules in Claude Code's syntax, auto-approved"),
   disallowedTools: yes('deny rules; a bare tool name removes the tool from the model'),
@@ -27,10 +27,10 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
     'called for each permission request the query sees; its answer is sent with `respondToPermission`. A request left unanswered (the loop was broken off) stays pending for any other client',
   ),
   continue: yes('resumes the most recent session started with the same `cwd` (an error when there is none)'),
-  cwd: yes('default: `process.cwd()`; the path on the tools worker'),
+  cwd: yes('default: `process.cwd()`; a relative path is resolved against `process.cwd()`; the path on the tools worker'),
   effort: yes('sent as `reasoning_effort` (`low`, `medium`, `high`; `xhigh` and `max` send `high`)'),
   env: yes(
-    'for Bash children; entries whose name or value looks like a credential, and the caller host’s own (PATH, HOME, …), are dropped with a warning — give Bash secrets through the worker’s environment (`DURABLE_AGENT_PASS_ENV`)',
+    "for Bash children, `{ ...process.env, X: '1' }` included; entries whose name or value looks like a credential, and the caller host’s own (PATH, HOME, …), are dropped with a warning naming them (see Secrets) — give Bash secrets through the worker’s environment (`DURABLE_AGENT_PASS_ENV`)",
   ),
   fallbackModel: yes("one model, tried when the primary's retries are exhausted; a comma-separated list is refused"),
   forkSession: yes('with `resume`/`continue`: the conversation continues under a new session id'),

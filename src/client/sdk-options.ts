@@ -3,6 +3,7 @@
  * support is refused by name (`option X is not supported by durable-agent: …`), a value we do not
  * support likewise; nothing is silently dropped (src/client/sdk-option-support.ts has the list).
  */
+import path from 'node:path';
 import { ConfigError } from '../shared/config-error';
 import type { SessionOptions } from '../shared/config';
 import type { HooksSettings } from '../shared/permissions/settings';
@@ -81,7 +82,8 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
   const session: MappedOptions['session'] = {
     ...ours,
     ...same,
-    cwd: o.cwd ?? defaultCwd,
+    // As the SDK's: a relative `cwd` is the caller's working directory joined with it.
+    cwd: typeof o.cwd === 'string' ? path.resolve(defaultCwd, o.cwd) : (o.cwd ?? defaultCwd),
     ...(o.permissionMode !== undefined ? { permissionMode: o.permissionMode } : {}),
     ...(o.fallbackModel !== undefined ? { fallbackModel: o.fallbackModel } : {}),
     ...(thinkingTokens !== undefined ? { maxThinkingTokens: thinkingTokens } : {}),

@@ -210,9 +210,21 @@ export interface McpServerStatus {
   error?: string;
 }
 
+/** A subagent `Task` can start: one of the session's `agents`. */
+export interface AgentInfo {
+  name: string;
+  description: string;
+  /** The agent's `model`, as given (`inherit`: the session's). */
+  model?: string;
+}
+
+/** There are none: prompts are sent verbatim (the SDK's shape, src/shared/sdk-messages.ts). */
+export type { SlashCommand } from '../shared/sdk-messages';
+import type { SlashCommand } from '../shared/sdk-messages';
+
 export interface InitializationResult {
-  commands: { name: string; description: string; argumentHint: string }[];
-  agents: { name: string; description: string }[];
+  commands: SlashCommand[];
+  agents: AgentInfo[];
   output_style: string;
   available_output_styles: string[];
   models: ModelInfo[];
@@ -246,11 +258,25 @@ export interface Query extends AsyncGenerator<QueryMessage, void> {
   setModel(model?: string): Promise<void>;
   setMaxThinkingTokens(maxThinkingTokens: number | null, thinkingDisplay?: 'summarized' | 'omitted' | 'highlights' | null): Promise<void>;
   initializationResult(): Promise<InitializationResult>;
-  supportedCommands(): Promise<{ name: string; description: string; argumentHint: string }[]>;
+  supportedCommands(): Promise<SlashCommand[]>;
   supportedModels(): Promise<ModelInfo[]>;
-  supportedAgents(): Promise<{ name: string; description: string }[]>;
+  /** The session's `agents` that `Task` can start. */
+  supportedAgents(): Promise<AgentInfo[]>;
+  /** Each server's status; after the session ended, the last one it knew. */
   mcpServerStatus(): Promise<McpServerStatus[]>;
   accountInfo(): Promise<AccountInfo>;
+  /** There are no skills: an empty list. */
+  reloadSkills(): Promise<{ skills: SlashCommand[] }>;
+  /** `default`, the only output style. */
+  reloadOutputStyles(): Promise<{ available_output_styles: string[] }>;
+  /** There are no plugins (`addPlugins` is refused): what the session has without them. */
+  reloadPlugins(options?: { holdOnCacheImpact?: boolean; addPlugins?: unknown[]; refuseIfBusy?: boolean }): Promise<{
+    commands: SlashCommand[];
+    agents: AgentInfo[];
+    plugins: { name: string; path: string; source?: string; version?: string }[];
+    mcpServers: McpServerStatus[];
+    error_count: number;
+  }>;
   /** Cancel the session and end the stream now (the session ends with an `error_during_execution` result). */
   close(): void;
   /** Ours: cancel the session; the stream goes on to its final result. */
@@ -264,9 +290,6 @@ export interface Query extends AsyncGenerator<QueryMessage, void> {
   getContextUsage: Unsupported;
   usage_EXPERIMENTAL_MAY_CHANGE_DO_NOT_RELY_ON_THIS_API_YET: Unsupported;
   readFile: Unsupported;
-  reloadPlugins: Unsupported;
-  reloadSkills: Unsupported;
-  reloadOutputStyles: Unsupported;
   rewindFiles: Unsupported;
   seedReadState: Unsupported;
   reconnectMcpServer: Unsupported;

@@ -25,6 +25,8 @@ export interface ListedRun {
   searchAttributes: SearchAttributes;
   /** The memo fields this client could decode; a field encoded with a key it lacks is absent. */
   memo: Record<string, unknown>;
+  /** The workflow that started this one as its child (a subagent's session, a batch), when the server says. */
+  parentWorkflowId?: string;
 }
 
 const STATUS_PREFIX = 'WORKFLOW_EXECUTION_STATUS_';
@@ -69,6 +71,7 @@ export async function* listRuns(
     });
     for (const raw of page.executions ?? []) {
       const closeTime = toDate(raw.closeTime);
+      const parentWorkflowId = raw.parentExecution?.workflowId;
       yield {
         workflowId: raw.execution?.workflowId ?? '',
         runId: raw.execution?.runId ?? '',
@@ -77,6 +80,7 @@ export async function* listRuns(
         ...(closeTime ? { closeTime } : {}),
         searchAttributes: decodeSearchAttributes(raw.searchAttributes?.indexedFields),
         memo: await lenientMemo(opts.codecs ?? [], raw.memo?.fields),
+        ...(parentWorkflowId ? { parentWorkflowId } : {}),
       };
     }
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;

@@ -221,14 +221,54 @@ const WHY: Record<DroppedEnvReason, string> = {
   host: "the client host's own; the tools host's stays",
 };
 
-/** The warning a session shows (stream and stderr) for what its `env` lost; names only, never values. */
+/** Up to this many dropped entries the warning gives each one's reason; past it, it is summarized. */
+export const LIST_EACH_UP_TO = 12;
+
+/**
+ * The warning a session shows (stream and stderr) for what its `env` lost; names only, never values.
+ * A whole `process.env` drops dozens of the host's own variables: past LIST_EACH_UP_TO entries the
+ * warning groups them by reason, and host variables of one family (`npm_*`, `XDG_*`, …) are
+ * counted, not listed; every credential-looking name is still named.
+ */
 export function droppedEnvWarning(dropped: readonly DroppedEnv[]): string {
-  const items = dropped.map((d) => `${d.name} (${WHY[d.reason]})`).join(', ');
   const secrets = dropped.some((d) => d.reason !== 'host');
+  const items = dropped.length <= LIST_EACH_UP_TO ? dropped.map((d) => `${d.name} (${WHY[d.reason]})`).join(', ') : summarized(dropped);
   return (
     `env: dropped ${items}: not sent, not stored in the session's history.` +
     (secrets
       ? ' Secrets stay on the workers: set the variable in the tools worker’s environment and name it in DURABLE_AGENT_PASS_ENV there (README "Secrets").'
       : '')
   );
+}
+
+const GROUP_WHY: Record<DroppedEnvReason, string> = {
+  'credential-name': 'names that look like credentials',
+  'credential-value': 'values that look like credentials',
+  host: "the client host's own; the tools host's stay",
+};
+
+/** `38 entries: A, B (names that look like credentials); HOME, PATH, npm_* (28) (the client host's own; …)`. */
+function summarized(dropped: readonly DroppedEnv[]): string {
+  const groups = (['credential-name', 'credential-value', 'host'] as const).flatMap((reason) => {
+    const counts = new Map<string, { n: number; first: string }>();
+    for (const d of dropped) {
+      if (d.reason !== reason) continue;
+      const family = reason === 'host' ? hostFamily(d.name) : undefined;
+      const key = family ? `${family}*` : d.name;
+      const seen = counts.get(key);
+      counts.set(key, { n: (seen?.n ?? 0) + 1, first: seen?.first ?? d.name });
+    }
+    if (!counts.size) return [];
+    const names = [...counts].map(([key, { n, first }]) => (n === 1 ? first : key.endsWith('*') ? `${key} (${n})` : `${key} ×${n}`));
+    return [`${names.join(', ')} (${GROUP_WHY[reason]})`];
+  });
+  return `${dropped.length} entries: ${groups.join('; ')}`;
+}
+
+/** The prefix a host variable shares with its family (`npm_`, `XDG_`, …), if any. */
+function hostFamily(name: string): string | undefined {
+  if (name.startsWith('npm_')) return 'npm_';
+  const upper = name.toUpperCase();
+  const prefix = HOST_PREFIXES.find((p) => upper.startsWith(p));
+  return prefix ? name.slice(0, prefix.length) : undefined;
 }

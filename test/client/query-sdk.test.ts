@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { query, NotSupportedError } from '../../src/client/query';
+import { AbortError, query, NotSupportedError } from '../../src/client/query';
 import type { SDKUserMessage } from '../../src/client/sdk-types';
 import { asDurableAgentEvent, isDurableAgentEvent, type QueryMessage, type SDKMessage } from '../../src/shared/events';
 import { turn } from '../../src/testing/scripted-model';
@@ -23,6 +23,7 @@ afterAll(async () => {
 const bypass = { permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true } as const;
 /** A Bash call that holds the turn until the test creates `gate`. */
 const gated = (gate: string) => turn.tool('Bash', { command: `while [ ! -f '${gate}' ]; do sleep 0.05; done; echo released` });
+const CALC_STDIO = path.join(__dirname, '..', 'fixtures', 'mcp', 'calc-stdio.mjs');
 const statusOf = async (id: string) => (await (await h.client.get(id)).workflow.describe()).status.name;
 
 test('breaking out of for await detaches: the session runs on to its result', async () => {
@@ -45,13 +46,18 @@ test.each(['close()', 'abortController.abort()'])('%s cancels the session and en
   const abortController = new AbortController();
   const q = query({ prompt: `${scenarioTag(name)} go`, options: { cwd, client: h.client, abortController, ...bypass } });
   const seen: QueryMessage[] = [];
-  for await (const m of q) {
-    seen.push(m);
-    if (m.type === 'tool_progress') {
-      if (how === 'close()') q.close();
-      else abortController.abort();
+  const reading = (async () => {
+    for await (const m of q) {
+      seen.push(m);
+      if (m.type === 'tool_progress') {
+        if (how === 'close()') q.close();
+        else abortController.abort();
+      }
     }
-  }
+  })();
+  // As the SDK's: an abort ends the stream with an AbortError; close() just ends it.
+  if (how === 'close()') await reading;
+  else await expect(reading).rejects.toThrow(new AbortError('Query aborted by its abortController: the session is cancelled'));
   // The stream ended at once: the session's final result came later, to nobody.
   expect(seen.some((m) => m.type === 'result')).toBe(false);
   const result = await (await h.client.get(await q.sessionId)).result();
@@ -63,7 +69,11 @@ test('an abortController aborted before the stream starts starts nothing', async
   abortController.abort();
   const q = query({ prompt: 'never sent', options: { cwd: h.workspace(), client: h.client, abortController } });
   const seen: unknown[] = [];
-  for await (const m of q) seen.push(m);
+  const reading = (async () => {
+    for await (const m of q) seen.push(m);
+  })();
+  await expect(reading).rejects.toBeInstanceOf(AbortError);
+  await expect(reading).rejects.toThrow(/before the session started: nothing was started/);
   expect(seen).toEqual([]);
   expect(h.model.requests.some((r) => JSON.stringify(r.body).includes('never sent'))).toBe(false);
 });
@@ -86,6 +96,22 @@ test('continue resumes the newest session started in the same cwd', async () => 
       for await (const m of query({ prompt: 'x', options: { cwd: empty, client: h.client, continue: true } })) void m;
     })(),
   ).rejects.toThrow(`continue: no earlier session was started in ${empty}`);
+});
+
+test("a relative cwd is resolved against the caller's working directory: the tools run there", async () => {
+  const ws = h.workspace();
+  const relative = path.relative(process.cwd(), ws);
+  expect(path.isAbsolute(relative)).toBe(false);
+  h.model.addScenario({ name: 'sdk-rel-cwd', turns: [turn.tool('Bash', { command: 'pwd' }), turn.text('ok')] });
+  const seen: QueryMessage[] = [];
+  for await (const m of query({ prompt: `${scenarioTag('sdk-rel-cwd')} go`, options: { cwd: relative, client: h.client, ...bypass } }))
+    seen.push(m);
+  const output = seen.flatMap((m) =>
+    m.type === 'user' && Array.isArray(m.message.content)
+      ? m.message.content.flatMap((b) => (b.type === 'tool_result' ? [JSON.stringify(b.content)] : []))
+      : [],
+  );
+  expect(output.join('\n')).toContain(ws);
 });
 
 test('systemPrompt blocks and effort reach the model as a system message and reasoning_effort', async () => {
@@ -162,6 +188,50 @@ test('Query methods: models from the endpoint through a worker, empty lists, and
   expect(seen.at(-1)).toMatchObject({ type: 'result', exit_reason: 'interrupted' });
   await waitFor('the session to close', async () => (await statusOf(await q.sessionId)) === 'COMPLETED');
   expect(await q.interrupt()).toBeUndefined();
+});
+
+test("supportedAgents() is the session's agents; mcpServerStatus() after the session ended is its last status, on the query's own connection", async () => {
+  const cwd = h.workspace();
+  h.model.addScenario({ name: 'sdk-agents', turns: [turn.text('done')] });
+  const agents = {
+    reviewer: { description: 'Reviews a change', prompt: 'You review.', model: 'inherit' },
+    fixer: { description: 'Fixes a test', prompt: 'You fix.' },
+  };
+  const q = query({
+    prompt: `${scenarioTag('sdk-agents')} go`,
+    options: {
+      cwd,
+      // Not `client`: the query connects, and closes its connection when the stream ends.
+      connection: { address: h.address, taskQueue: h.taskQueue, payloadCodecs: [] },
+      agents,
+      mcpServers: { calc: { command: 'node', args: [CALC_STDIO] }, broken: { command: 'node', args: [path.join(cwd, 'missing.mjs')] } },
+    },
+  });
+  const listed = [
+    { name: 'reviewer', description: 'Reviews a change', model: 'inherit' },
+    { name: 'fixer', description: 'Fixes a test' },
+  ];
+  expect(await q.supportedAgents()).toEqual(listed);
+  expect(await q.mcpServerStatus()).toEqual([
+    { name: 'calc', status: 'pending' },
+    { name: 'broken', status: 'pending' },
+  ]);
+  for await (const m of q) void m;
+  await waitFor('the session to close', async () => (await statusOf(await q.sessionId)) === 'COMPLETED');
+  const status = await q.mcpServerStatus();
+  expect(status.map((s) => [s.name, s.status])).toEqual([
+    ['calc', 'connected'],
+    ['broken', 'failed'],
+  ]);
+  expect(status[1]!.error).toEqual(expect.any(String));
+  expect((await q.initializationResult()).agents).toEqual(listed);
+  expect(await q.reloadPlugins()).toEqual({ commands: [], agents: listed, plugins: [], mcpServers: status, error_count: 0 });
+  await expect(q.reloadPlugins({ addPlugins: [{ type: 'local', path: '/p' }] })).rejects.toThrow(NotSupportedError);
+  expect(await q.reloadSkills()).toEqual({ skills: [] });
+  expect(await q.reloadOutputStyles()).toEqual({ available_output_styles: ['default'] });
+  // Task disallowed: no agent can be started.
+  const noTask = query({ prompt: 'x', options: { cwd, client: h.client, agents, disallowedTools: ['Task'] } });
+  expect(await noTask.supportedAgents()).toEqual([]);
 });
 
 /** A prompt stream the test feeds: `push` a message, `end` the stream. */

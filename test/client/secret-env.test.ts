@@ -98,6 +98,51 @@ test('query(): the same rule; the warning reaches the stream and the stderr call
   expect(stderr.filter((l) => l.includes('env: dropped'))).toEqual([`[durable-agent] warning: ${warningsOf(messages)[0]}\n`]);
 });
 
+test("query() with the SDK idiom env: { ...process.env, X: '1' }: X reaches Bash, the token does not, the start input holds none of it, one warning names it", async () => {
+  const name = `env-process-${RUN}`;
+  const token = `ghp_${RUN}0123456789abcdefghijKLMNOP`;
+  h.model.addScenario({ name, turns: [turn.tool('Bash', { command: 'echo "X=$X|T=${GITHUB_TOKEN-unset}"' }), turn.text('ok')] });
+  const env = { ...process.env, X: '1', GITHUB_TOKEN: token, NOT_SET: undefined };
+  // The caller's own environment: hundreds of entries under npm, dozens under jest alone.
+  expect(Object.keys(env).length).toBeGreaterThan(20);
+  const stderr: string[] = [];
+  const q = query({
+    prompt: `${scenarioTag(name)} go`,
+    options: {
+      client: h.client,
+      cwd: h.workspace(),
+      env,
+      permissionMode: 'bypassPermissions',
+      allowDangerouslySkipPermissions: true,
+      stderr: (s) => stderr.push(s),
+    },
+  });
+  const messages: SessionEvent[] = [];
+  for await (const m of q) messages.push(m as SessionEvent);
+  expect(bashOutput(messages).trim()).toBe('X=1|T=unset');
+
+  // One warning, in the stream and on stderr, naming the token's variable (never its value).
+  const warnings = warningsOf(messages).filter((w) => w.startsWith('env: dropped'));
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]).toContain('GITHUB_TOKEN');
+  expect(warnings[0]).not.toContain(token);
+  expect(stderr.filter((l) => l.includes('env: dropped'))).toEqual([`[durable-agent] warning: ${warnings[0]}\n`]);
+
+  // The workflow's start input: X, and nothing of the token or the caller host's own variables.
+  const sessionId = await q.sessionId;
+  const history = await h.client.client.workflow.getHandle(sessionId).fetchHistory();
+  const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+  const input = JSON.parse(Buffer.from(started.input!.payloads![0]!.data!).toString('utf8')) as {
+    env: Record<string, string>;
+    envDropped: { name: string }[];
+  };
+  expect(input.env.X).toBe('1');
+  expect(Object.keys(input.env)).not.toContain('GITHUB_TOKEN');
+  expect(Object.keys(input.env)).not.toContain('PATH');
+  expect(input.envDropped.map((d) => d.name)).toContain('GITHUB_TOKEN');
+  expect(await decodedHistory(sessionId)).not.toContain(token);
+});
+
 test("the CLI's jobs file: stderr names the file, the line and the variables; each job's stream has the warning", async () => {
   const ws = h.workspace();
   const name = `env-jobs-${RUN}`;

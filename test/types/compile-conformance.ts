@@ -67,11 +67,11 @@ function baseOptions(root: string): ts.CompilerOptions {
 const parsed = new Map<string, ts.SourceFile | undefined>();
 
 /**
- * Compile the conformance file against `sdk`, with `mutate` applied to one source file's text in
+ * Compile the conformance file (or `entryFile`) against `sdk`, with `mutate` applied to one source file's text in
  * memory (the file on disk is not touched): its errors. Only the conformance file is checked
  * (`npm run typecheck` checks the rest).
  */
-export function compileConformance(sdk: SdkUnderTest, mutate?: Mutation, root = ROOT): ConformanceError[] {
+export function compileConformance(sdk: SdkUnderTest, mutate?: Mutation, root = ROOT, entryFile = ENTRY): ConformanceError[] {
   const options: ts.CompilerOptions = { ...baseOptions(root), paths: { [SDK]: [sdk.types] } };
   const host = ts.createCompilerHost(options);
   const target = mutate && path.join(root, mutate.file);
@@ -86,7 +86,7 @@ export function compileConformance(sdk: SdkUnderTest, mutate?: Mutation, root = 
     if (!parsed.has(f)) parsed.set(f, getSourceFile(f, lang, onError));
     return parsed.get(f);
   };
-  const entry = path.join(root, path.relative(ROOT, ENTRY));
+  const entry = path.join(root, path.relative(ROOT, entryFile));
   const program = ts.createProgram({ rootNames: [entry], options, host });
   const source = program.getSourceFile(entry)!;
   const resolved = ts.resolveModuleName(SDK, entry, options, host).resolvedModule?.resolvedFileName;

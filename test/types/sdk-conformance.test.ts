@@ -4,7 +4,8 @@
  * compiles cleanly, and it fails when a message stops conforming — shown by compiling it again
  * with one field of our message types broken in memory (the files on disk are not touched).
  */
-import { compileConformance, formatErrors, NEWEST_ALIAS, sdksUnderTest, type Mutation } from './compile-conformance';
+import path from 'node:path';
+import { compileConformance, formatErrors, NEWEST_ALIAS, ROOT, sdksUnderTest, type Mutation } from './compile-conformance';
 
 const sdks = sdksUnderTest();
 const pinned = sdks.find((s) => s.dependency === '@anthropic-ai/claude-agent-sdk')!;
@@ -69,3 +70,23 @@ test.each<[string, Mutation, RegExp]>([
   expect(errors.length).toBeGreaterThan(0);
   expect(errors.join('\n')).toMatch(mentions);
 });
+
+const PROGRAM = path.join(ROOT, 'test', 'types', 'sdk-program.ts');
+
+test.each(sdks.map((s) => [`${s.dependency} ${s.version}`, s] as const))(
+  'a program written for the SDK (hooks, listSessions, AbortError) compiles against %s, and against this package with only its import changed',
+  (_name, sdk) => {
+    const program = (m?: Mutation) => formatErrors(compileConformance(sdk, m, ROOT, PROGRAM));
+    // Against the SDK as written: the program is sound.
+    expect(program()).toBe('');
+    const swapped = {
+      file: 'test/types/sdk-program.ts',
+      from: "} from '@anthropic-ai/claude-agent-sdk';",
+      to: "} from '../../src/index';",
+    };
+    expect(program(swapped)).toBe('');
+    // The swap is real: the package's types are what it compiles against then (a name the SDK has and we lack fails).
+    const missing = { ...swapped, to: "  type InMemorySessionStore,\n} from '../../src/index';" };
+    expect(program(missing)).toMatch(/InMemorySessionStore/);
+  },
+);

@@ -13,6 +13,7 @@ import type * as SDK from '@anthropic-ai/claude-agent-sdk';
 import type * as Ours from '../../src/index';
 import type { SessionEvent } from '../../src/shared/events';
 import type { OPTION_SUPPORT } from '../../src/client/sdk-option-support';
+import type { QUERY_METHOD_SUPPORT } from '../../src/client/query-method-support';
 
 type Conforms<T extends U, U> = T;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -156,13 +157,23 @@ type Implemented =
   | 'mcpServerStatus'
   | 'accountInfo'
   | 'initializationResult'
-  | 'streamInput';
+  | 'streamInput'
+  | 'reloadSkills'
+  | 'reloadOutputStyles'
+  | 'reloadPlugins';
 export type MethodsConform = Conforms<Pick<Ours.Query, Implemented>, Pick<SDK.Query, Implemented>>;
 // setPermissionMode resolves to what both versions allow (0.3.330: void; 0.3.332: the mode in effect, or undefined).
 export type SetPermissionModeResolves = Conforms<Awaited<ReturnType<Ours.Query['setPermissionMode']>>, undefined>;
 type SdkQueryFunction = (params: { prompt: string | AsyncIterable<SDK.SDKUserMessage>; options?: SDK.Options }) => SDK.Query;
 export type QueryParamsAccepted = Conforms<Parameters<SdkQueryFunction>[0], Parameters<typeof Ours.query>[0]>;
 holds<Same<ReturnType<typeof Ours.query>, Ours.Query>>();
+// The method table (README "Query methods") names exactly the SDK's methods, and says `supported` for those implemented.
+holds<Same<keyof typeof QUERY_METHOD_SUPPORT, Exclude<keyof SDK.Query, keyof AsyncGenerator<SDK.SDKMessage, void>>>>();
+type SupportedInTable = {
+  [K in keyof typeof QUERY_METHOD_SUPPORT]: (typeof QUERY_METHOD_SUPPORT)[K]['status'] extends 'supported' ? K : never;
+}[keyof typeof QUERY_METHOD_SUPPORT];
+holds<Same<SupportedInTable, Implemented>>();
+holds<Same<Ours.AgentInfo, SDK.AgentInfo>>();
 
 declare const ourQuery: typeof Ours.query;
 declare const isDurableAgentEvent: typeof Ours.isDurableAgentEvent;
@@ -350,3 +361,28 @@ export function runsAgainstOurs(): Promise<string> {
   const q = ourQuery({ prompt: 'hi', options });
   return consumerWrittenForTheSdk(sdkMessagesOf(q), q);
 }
+
+// Hook callbacks' types: each input variant, the output and the callback are the SDK's, both ways,
+// so SDK code narrowing on any `hook_event_name` compiles (test/types/sdk-program.ts uses them).
+// (A newer SDK may name events we do not have yet: ours must be among its, each the same.)
+type OurHookEvent = Ours.HookInput['hook_event_name'];
+type SameInputs = {
+  [E in OurHookEvent]: Same<Extract<Ours.HookInput, { hook_event_name: E }>, Extract<SDK.HookInput, { hook_event_name: E }>>;
+};
+holds<Same<SameInputs[OurHookEvent], true>>();
+export type HookEventsKnown = Conforms<OurHookEvent, SDK.HookEvent>;
+holds<Same<Ours.PreToolUseHookInput, SDK.PreToolUseHookInput>>();
+holds<Same<Ours.BaseHookInput, SDK.BaseHookInput>>();
+holds<Same<Ours.HookJSONOutput, SDK.HookJSONOutput>>();
+holds<Same<Ours.SyncHookJSONOutput, SDK.SyncHookJSONOutput>>();
+holds<Same<Ours.HookCallback, SDK.HookCallback>>();
+// A matcher of ours is one of the SDK's; the SDK's `onFailure` is not offered (no session would honour it).
+export type MatcherConforms = Conforms<Ours.HookCallbackMatcher, SDK.HookCallbackMatcher>;
+export type MatcherAccepted = Conforms<Omit<SDK.HookCallbackMatcher, 'onFailure'>, Ours.HookCallbackMatcher>;
+
+// AbortError and listSessions, as the SDK exports them.
+holds<Same<InstanceType<typeof Ours.AbortError>, SDK.AbortError>>();
+export type AbortErrorIsAnError = Conforms<InstanceType<typeof Ours.AbortError>, Error>;
+export type ListSessionsConforms = Conforms<typeof Ours.listSessions, typeof SDK.listSessions>;
+holds<Same<Ours.SDKSessionInfo, SDK.SDKSessionInfo>>();
+export type ListSessionsOptionsAccepted = Conforms<SDK.ListSessionsOptions, Ours.ListSessionsOptions>;

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { query } from '../../src/client/query';
+import { NotSupportedError, query } from '../../src/client/query';
 import { mapOptions } from '../../src/client/sdk-options';
 import { OPTION_SUPPORT } from '../../src/client/sdk-option-support';
 import type { Options } from '../../src/client/sdk-types';
@@ -13,7 +13,8 @@ import { ConfigError } from '../../src/shared/config';
 import { parseJob } from '../../src/shared/batch';
 import { looksSecret } from '../../src/shared/secret-env';
 import { DURABLE_AGENT_VERSION } from '../../src/shared/version';
-import { optionsTable } from '../../scripts/options-table';
+import { optionsTable, queryTable } from '../../scripts/options-table';
+import { QUERY_METHOD_SUPPORT } from '../../src/client/query-method-support';
 
 // Nothing listens here: an option that got as far as connecting would fail differently.
 const nowhere = { connection: { address: '127.0.0.1:1' } };
@@ -121,6 +122,16 @@ test('supported keys map onto session options', () => {
   });
 });
 
+test("a relative cwd is resolved against the caller's working directory, as the SDK's", () => {
+  expect(mapOptions({ cwd: 'sub/dir' }, '/home/me/project').session.cwd).toBe('/home/me/project/sub/dir');
+  expect(mapOptions({ cwd: '../other' }, '/home/me/project').session.cwd).toBe('/home/me/other');
+  expect(mapOptions({ cwd: '.' }, '/home/me/project').session.cwd).toBe('/home/me/project');
+  expect(mapOptions({ cwd: '/abs/./x/' }, '/home/me/project').session.cwd).toBe('/abs/x');
+  expect(mapOptions({}, '/home/me/project').session.cwd).toBe('/home/me/project');
+  // query() resolves against process.cwd(): `continue` looks for sessions in the resolved folder too.
+  expect(mapOptions({ cwd: 'sub', continue: true }, process.cwd()).session.cwd).toBe(path.join(process.cwd(), 'sub'));
+});
+
 describe('secrets in env', () => {
   const callerEnv = {
     PATH: '/usr/bin',
@@ -189,6 +200,24 @@ describe('secrets in env', () => {
 test("README's Options table is the support table, row for row", () => {
   const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
   expect(readme).toContain(optionsTable());
+});
+
+test("README's Query methods table is the method support table, row for row", () => {
+  const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
+  expect(readme).toContain(queryTable());
+});
+
+const refusedMethods = Object.entries(QUERY_METHOD_SUPPORT).filter(([, s]) => s.status === 'refused');
+
+test.each(refusedMethods)('Query.%s() rejects with a NotSupportedError that says why, without connecting', async (name, support) => {
+  const q = query({ prompt: 'hi', options: nowhere }) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  await expect(q[name]!()).rejects.toThrow(new NotSupportedError(name, support.note));
+});
+
+test('every supported Query method is a function of the query', () => {
+  const q = query({ prompt: 'hi', options: nowhere }) as unknown as Record<string, unknown>;
+  for (const [name] of Object.entries(QUERY_METHOD_SUPPORT)) expect([name, typeof q[name]]).toEqual([name, 'function']);
+  expect(refusedMethods.length).toBeLessThan(Object.keys(QUERY_METHOD_SUPPORT).length);
 });
 
 test('system/init reports the package version', () => {
