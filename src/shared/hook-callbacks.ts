@@ -13,6 +13,9 @@ export interface BaseHookInput {
   transcript_path: string;
   cwd: string;
   permission_mode?: string;
+  /** Set when the hook fires inside a subagent: its session id (= workflow id) and its name in `agents`. */
+  agent_id?: string;
+  agent_type?: string;
 }
 
 export type PreToolUseHookInput = BaseHookInput & {
@@ -41,6 +44,7 @@ export type SessionStartHookInput = BaseHookInput & { hook_event_name: 'SessionS
 export type ExitReason = 'clear' | 'resume' | 'logout' | 'prompt_input_exit' | 'other';
 export type SessionEndHookInput = BaseHookInput & { hook_event_name: 'SessionEnd'; reason: ExitReason };
 export type StopHookInput = BaseHookInput & { hook_event_name: 'Stop'; stop_hook_active: boolean };
+export type SubagentStartHookInput = BaseHookInput & { hook_event_name: 'SubagentStart'; agent_id: string; agent_type: string };
 export type SubagentStopHookInput = BaseHookInput & {
   hook_event_name: 'SubagentStop';
   stop_hook_active: boolean;
@@ -62,6 +66,7 @@ export type HookInput =
   | SessionStartHookInput
   | SessionEndHookInput
   | StopHookInput
+  | SubagentStartHookInput
   | SubagentStopHookInput
   | PreCompactHookInput;
 
