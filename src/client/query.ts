@@ -27,6 +27,7 @@ import { CheckpointChoiceError, forkAtOptions, forkPoint } from './checkpoints';
 import { DurableAgentClient, type SessionHandle } from './client';
 import type { StreamMessage } from './live';
 import { permissionResponder, requestFromEvent } from './permissions';
+import { answerHookRequests, hookRequestFromEvent, hookResponder } from './hook-callbacks';
 import { mapOptions, refuse, type MappedOptions } from './sdk-options';
 import type {
   AccountInfo,
@@ -223,17 +224,25 @@ async function* run(
     // and an unanswered request stays pending for any other client (ARCHITECTURE.md#durable-approval).
     const answering = new AbortController();
     const responder = mapped.canUseTool ? permissionResponder(handle, mapped.canUseTool, answering.signal) : undefined;
+    // Callback hooks likewise (ARCHITECTURE.md#callback-hooks); a subagent's requests are answered on its own session.
+    const hooks = mapped.hookCallbacks;
+    const hookAnswers = hooks
+      ? hookResponder(async (id) => (id === handle.sessionId ? handle : client.get(id)), hooks, answering.signal)
+      : undefined;
     try {
       // Live tokens come from the worker running each model call (ARCHITECTURE.md#live-tokens).
       const messages = handle.messages({ includePartialMessages: mapped.session.includePartialMessages ?? false });
       for await (const m of untilAborted(messages, ended.signal)) {
         if (responder && m.type === 'system' && m.subtype === 'permission_request') responder.handle(requestFromEvent(m));
+        if (hookAnswers && m.type === 'system' && m.subtype === 'hook_request') hookAnswers.handle(hookRequestFromEvent(m));
         if (mapped.stderr) reportDiagnostic(m, mapped.stderr);
         // Our own events (isDurableAgentEvent) travel in the SDK-typed stream: SDK consumers skip
         // subtypes they do not know.
         yield m as SDKMessage;
         if (m.type === 'result') inputs?.answered();
       }
+      // SessionEnd hooks fire after the last result, when the stream has ended: answer them until the session closes.
+      if (hooks?.SessionEnd && !ended.signal.aborted) await answerHookRequests(handle, hooks, { signal: ended.signal, pollMs: 100 });
     } finally {
       answering.abort();
     }
