@@ -11,6 +11,9 @@ export { answerPermissions } from './client/permissions';
 export type { CanUseTool, PermissionResult, PermissionUpdate, PermissionRuleValue } from './client/permissions';
 export type { PendingPermission, PermissionAnswer } from './shared/approvals';
 export type { CodeHooks, HookCallback, HookCallbackMatcher, HookInput, HookJSONOutput } from './shared/hook-callbacks';
+export { answerHooks } from './client/hook-callbacks';
+export type { HooksOption, HookSession } from './client/hook-callbacks';
+export type { ClientHooks, HookAnswer, HookCallbackResult, PendingHookRequest } from './shared/client-hooks';
 export type {
   AccountInfo,
   CommandHook,
@@ -23,6 +26,7 @@ export type {
   Options,
   PermissionMode,
   Query,
+  QueryHookMatcher,
   SDKOptions,
   SDKUserMessage,
   SettingSource,
@@ -50,6 +54,7 @@ export type { Sandbox, SandboxOptions, LaunchRequest, Launch } from './activitie
 export { asDurableAgentEvent, isDurableAgentEvent } from './shared/events';
 export type {
   DurableAgentEvent,
+  HookRequestMessage,
   LoopDetectedMessage,
   ModelChangedMessage,
   PermissionRequestMessage,

@@ -51,6 +51,9 @@ holds<Same<Ours.PermissionMode, SDK.PermissionMode>>();
 export type PermissionResultAccepted = Conforms<SDK.PermissionResult, Ours.PermissionResult>;
 export type CanUseToolAccepted = Conforms<SDK.CanUseTool, Ours.CanUseTool>;
 export type UserInputAccepted = Conforms<SDK.SDKUserMessage, Ours.SDKUserMessage>;
+// Callback hooks: the SDK's matchers are accepted, and the input we give a callback is one the SDK's callbacks take.
+export type HookMatcherAccepted = Conforms<SDK.HookCallbackMatcher, Ours.QueryHookMatcher>;
+export type HookInputConforms = Conforms<Ours.HookInput, SDK.HookInput>;
 
 // Query: ours can stand wherever the SDK's is expected, every method with the SDK's signature.
 export type QueryConforms = Conforms<Ours.Query, SDK.Query>;
