@@ -235,7 +235,7 @@ async function send(session: HookSession, answer: HookAnswer, signal: AbortSigna
  * left, until `signal` aborts or the session closes. Polls the `pendingHookRequests` query.
  */
 export function answerHooks(
-  session: HookSession & { subagentSessions?(): Promise<HookSession[]> },
+  session: PolledSession,
   hooks: HooksOption,
   opts: { signal?: AbortSignal; pollMs?: number } = {},
 ): Promise<void> {
@@ -244,7 +244,7 @@ export function answerHooks(
 
 /** `answerHooks` with the callbacks already split out of `options.hooks`. */
 export async function answerHookRequests(
-  session: HookSession & { subagentSessions?(): Promise<HookSession[]> },
+  session: PolledSession,
   table: HookCallbackTable,
   opts: { signal?: AbortSignal; pollMs?: number } = {},
 ): Promise<void> {
@@ -255,22 +255,38 @@ export async function answerHookRequests(
   const known = new Map<string, HookSession>([[session.sessionId, session]]);
   const responder = hookResponder(async (id) => known.get(id) ?? session, table, stop.signal);
   try {
-    while (!stop.signal.aborted) {
-      const sessions = [session, ...((await session.subagentSessions?.().catch(() => [])) ?? [])];
-      for (const s of sessions) {
-        known.set(s.sessionId, s);
-        try {
-          for (const p of await s.pendingHookRequests()) responder.handle(hookRequestFromPending(s.sessionId, p));
-        } catch {
-          // No worker answered the query in time, or the subagent ended: the requests wait in the workflow; ask again.
-        }
-      }
-      if (!(await session.isOpen().catch(() => true))) break;
-      await Promise.race([sleep(opts.pollMs ?? 500), new Promise((r) => stop.signal.addEventListener('abort', r, { once: true }))]);
-    }
+    await pollHookRequests(session, responder, { signal: stop.signal, pollMs: opts.pollMs, seen: known });
     await responder.settled();
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     stop.abort();
+  }
+}
+
+export type PolledSession = HookSession & { subagentSessions?(): Promise<HookSession[]> };
+
+/**
+ * Hand `responder` every pending request of the session and of its running subagents, polling until
+ * `signal` aborts or the session closes. A responder that has seen a request (in the stream) does
+ * not answer it twice.
+ */
+export async function pollHookRequests(
+  session: PolledSession,
+  responder: HookResponder,
+  opts: { signal: AbortSignal; pollMs?: number; seen?: Map<string, HookSession> },
+): Promise<void> {
+  const { signal } = opts;
+  while (!signal.aborted) {
+    const sessions = [session, ...((await session.subagentSessions?.().catch(() => [])) ?? [])];
+    for (const s of sessions) {
+      opts.seen?.set(s.sessionId, s);
+      try {
+        for (const p of await s.pendingHookRequests()) responder.handle(hookRequestFromPending(s.sessionId, p));
+      } catch {
+        // No worker answered the query in time, or the subagent ended: the requests wait in the workflow; ask again.
+      }
+    }
+    if (!(await session.isOpen().catch(() => true))) return;
+    await Promise.race([sleep(opts.pollMs ?? 500), new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
   }
 }

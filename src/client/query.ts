@@ -15,7 +15,9 @@
  * passed to `streamInput()` — is sent with the `sendMessage` update as it arrives: while a turn
  * runs it steers that turn, otherwise it starts the next one (`priority: 'later'` always waits for
  * the turn to end; `'now'` interrupts it first). The session is closed once every input stream
- * has ended and each turn it started has its result.
+ * has ended and each turn it started has its result. `canUseTool` and callback `hooks` are called
+ * in this process for the requests the session sends while the generator is read
+ * (ARCHITECTURE.md#durable-approval, #callback-hooks).
  */
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { ConfigError } from '../shared/config-error';
@@ -27,7 +29,7 @@ import { CheckpointChoiceError, forkAtOptions, forkPoint } from './checkpoints';
 import { DurableAgentClient, type SessionHandle } from './client';
 import type { StreamMessage } from './live';
 import { permissionResponder, requestFromEvent } from './permissions';
-import { answerHookRequests, hookRequestFromEvent, hookResponder } from './hook-callbacks';
+import { hookRequestFromEvent, hookResponder, pollHookRequests } from './hook-callbacks';
 import { mapOptions, refuse, type MappedOptions } from './sdk-options';
 import type {
   AccountInfo,
@@ -242,7 +244,10 @@ async function* run(
         if (m.type === 'result') inputs?.answered();
       }
       // SessionEnd hooks fire after the last result, when the stream has ended: answer them until the session closes.
-      if (hooks?.SessionEnd && !ended.signal.aborted) await answerHookRequests(handle, hooks, { signal: ended.signal, pollMs: 100 });
+      if (hookAnswers && hooks?.SessionEnd && !ended.signal.aborted) {
+        await pollHookRequests(handle, hookAnswers, { signal: ended.signal, pollMs: 100 });
+        await hookAnswers.settled();
+      }
     } finally {
       answering.abort();
     }
