@@ -8,7 +8,7 @@ import { CompactionConfig } from './compaction-config';
 import { ConfigError } from './config-error';
 import { PermissionRuleList } from './permissions/rules';
 import { HooksSettings } from './permissions/settings';
-import { ClientHooks } from './client-hooks';
+import { ClientHooks } from './client-hooks-config';
 import { PermissionMode } from './permission-mode';
 import { SandboxOption } from './sandbox';
 import { McpServersOption, refuseMcpSecretsAsRecorded } from './mcp';
