@@ -38,6 +38,7 @@ const SESSION_FLAGS = {
   'setting-sources': { type: 'string' },
   agents: { type: 'string' },
   interactive: { type: 'boolean' },
+  checkpoints: { type: 'boolean' },
   'no-checkpoints': { type: 'boolean' },
   id: { type: 'string' },
   detach: { type: 'boolean' },
@@ -49,7 +50,7 @@ const FLAGS_USAGE = `  [--model M] [--cwd DIR | --repo URL[#REF] | --workspace-f
   [--max-turns N] [--max-budget-usd X] [--interactive]
   [--permission-mode default|acceptEdits|bypassPermissions|plan|dontAsk] [--allowed-tools A,B]
   [--disallowed-tools A,B] [--ask-tools A,B] [--settings FILE] [--setting-sources user,project,local]
-  [--sandbox auto|required|off|JSON] [--agents JSON] [--mcp-config FILE] [--no-checkpoints]
+  [--sandbox auto|required|off|JSON] [--agents JSON] [--mcp-config FILE] [--checkpoints | --no-checkpoints]
   [--id ID] [--detach] [--json [--include-partial-messages]]
   Rules use Claude Code's syntax: Bash, Bash(npm test), Bash(git push:*), Edit(src/**), mcp__server.
   --settings FILE and --setting-sources read Claude Code settings files (permissions, hooks) on the
@@ -62,9 +63,10 @@ const FLAGS_USAGE = `  [--model M] [--cwd DIR | --repo URL[#REF] | --workspace-f
   host) at REF (branch, tag or commit; default the remote's HEAD), made on a tools host;
   --workspace-from DIR: in a copy of DIR there. Either replaces --cwd. --verify CMD runs in that
   folder when the agent ends; its exit code is the session's verdict (durable-agent info ID).
-  After every turn that may change files the folder is checkpointed on the tools host (pushed to
-  DURABLE_AGENT_CHECKPOINT_REMOTE when set there): durable-agent fork ID --at N, diff --from/--to.
-  --no-checkpoints turns that off.
+  With --repo or --workspace-from, the folder is checkpointed on the tools host after every turn
+  that may change files (pushed to DURABLE_AGENT_CHECKPOINT_REMOTE when set there): durable-agent
+  fork ID --at N, diff --from/--to; --no-checkpoints turns that off. A plain --cwd folder is
+  checkpointed only with --checkpoints (the first checkpoint hashes the whole folder).
   A tool call that asks waits for: durable-agent approve|deny ID.`;
 
 export const RUN_USAGE = `usage: durable-agent run [prompt]
@@ -112,9 +114,14 @@ function sessionOptions(v: SessionFlags): Partial<SessionOptions> {
     ...(v.agents !== undefined ? { agents: agentsFlag(v.agents) } : {}),
     ...(v['mcp-config'] !== undefined ? { mcpServers: mcpConfigFlag(v['mcp-config']) } : {}),
     ...(v.interactive ? { interactive: true } : {}),
-    ...(v['no-checkpoints'] ? { checkpoints: false } : {}),
+    ...checkpointsFlag(v),
     ...(v.id ? { sessionId: v.id } : {}),
   };
+}
+
+function checkpointsFlag(v: { checkpoints?: boolean; 'no-checkpoints'?: boolean }): Pick<SessionOptions, 'checkpoints'> {
+  if (v.checkpoints && v['no-checkpoints']) throw new UsageError('--checkpoints and --no-checkpoints cannot be combined');
+  return v.checkpoints ? { checkpoints: true } : v['no-checkpoints'] ? { checkpoints: false } : {};
 }
 
 /**

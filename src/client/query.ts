@@ -1,7 +1,8 @@
 /**
- * `query()` shaped like the Claude Agent SDK's: an async generator of SDK messages with control
- * methods, backed by a durable session. Where the SDK runs the agent in a child process, this
- * starts (or, with `resume`/`continue`, continues) a session workflow and streams it:
+ * `query()` shaped like the Claude Agent SDK's: an async generator of the SDK's messages and our
+ * own events (`QueryMessage`) with control methods, backed by a durable session. Where the SDK
+ * runs the agent in a child process, this starts (or, with `resume`/`continue`, continues) a
+ * session workflow and streams it:
  *
  *   for await (const message of query({ prompt: 'Fix the failing test', options: { cwd } })) {
  *     if (message.type === 'result') console.log(message.result);
@@ -22,7 +23,7 @@
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { ConfigError } from '../shared/config-error';
 import { SessionConfigFields, type SessionOptions } from '../shared/config';
-import { isDurableAgentEvent, type SDKMessage } from '../shared/events';
+import { isDurableAgentEvent, type QueryMessage } from '../shared/events';
 import { DURABLE_AGENT_VERSION } from '../shared/version';
 import { listModels, latestSessionIn } from './catalog';
 import { CheckpointChoiceError, forkAtOptions, forkPoint } from './checkpoints';
@@ -136,7 +137,8 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
       if (mode === 'auto') throw refuse("permissionMode 'auto'", 'there is no permission classifier');
       if (mode === 'bypassPermissions' && !mapped.allowBypass)
         throw refuse("permissionMode 'bypassPermissions'", 'start the query with allowDangerouslySkipPermissions: true');
-      return (await session).setPermissionMode(mode);
+      await (await session).setPermissionMode(mode);
+      return undefined;
     },
     setMaxThinkingTokens: async (n: number | null, display?: string | null) => {
       if (display != null) throw refuse('thinkingDisplay', 'reasoning text is passed on as the endpoint returns it');
@@ -183,7 +185,7 @@ async function* run(
   resolveSession: (h: SessionHandle) => void,
   rejectSession: (e: unknown) => void,
   inputs: Inputs | undefined,
-): AsyncGenerator<SDKMessage, void> {
+): AsyncGenerator<QueryMessage, void> {
   const client = mapped.client ?? (await DurableAgentClient.connect(mapped.connection));
   let input: AsyncIterator<SDKUserMessage> | undefined;
   try {
@@ -238,9 +240,9 @@ async function* run(
         if (responder && m.type === 'system' && m.subtype === 'permission_request') responder.handle(requestFromEvent(m));
         if (hookAnswers && m.type === 'system' && m.subtype === 'hook_request') hookAnswers.handle(hookRequestFromEvent(m));
         if (mapped.stderr) reportDiagnostic(m, mapped.stderr);
-        // Our own events (isDurableAgentEvent) travel in the SDK-typed stream: SDK consumers skip
+        // Our own events (isDurableAgentEvent) travel in the same stream: SDK consumers skip
         // subtypes they do not know.
-        yield m as SDKMessage;
+        yield m;
         if (m.type === 'result') inputs?.answered();
       }
       // SessionEnd hooks fire after the last result, when the stream has ended: answer them until the session closes.

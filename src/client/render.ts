@@ -103,6 +103,14 @@ export function renderMessage(message: SessionEvent, opts: RenderOptions): strin
           return [paint(c, 'magenta', `⇄ model ${m.previous_model} → ${m.model} (${m.reason})`)];
         case 'warning':
           return [paint(c, 'yellow', `! ${m.message}`)];
+        case 'workspace_restored':
+          return [
+            paint(
+              c,
+              'yellow',
+              `⟲ tools host ${m.lost_host} lost: ${m.path} restored on ${m.host} from the checkpoint of turn ${m.turn} (${m.commit.slice(0, 12)})`,
+            ),
+          ];
       }
       return [];
     case 'assistant': {

@@ -7,7 +7,7 @@
 import type { SessionOptions } from '../shared/config';
 import type { CanUseTool } from './permissions';
 import type { SandboxOptionInput } from '../shared/sandbox';
-import type { SDKMessage, UUID } from '../shared/events';
+import type { QueryMessage, UUID } from '../shared/events';
 import type { ConnectOptions, DurableAgentClient } from './client';
 
 /** The SDK's permission modes. `auto` (a classifier decides) is refused: durable-agent has none. */
@@ -234,12 +234,22 @@ type Unsupported = (...args: unknown[]) => Promise<never>;
  * The SDK's `Query`: an async generator of messages with control methods. Breaking out of
  * `for await` detaches from the session, which keeps running (ARCHITECTURE.md#the-shape);
  * `close()`, `cancel()` and `abortController.abort()` end it.
+ *
+ * It yields the SDK's messages and our own events (`QueryMessage`), so it is not assignable to the
+ * SDK's `Query`, whose generator yields only the SDK's messages; each of its methods is
+ * (test/types/sdk-conformance.ts).
  */
-export interface Query extends AsyncGenerator<SDKMessage, void> {
+export interface Query extends AsyncGenerator<QueryMessage, void> {
   /** Ours: the session id, once the session has started. */
   readonly sessionId: Promise<string>;
   interrupt(): Promise<{ still_queued: string[]; cancelled?: string[] } | undefined>;
-  setPermissionMode(mode: PermissionMode): Promise<void>;
+  /**
+   * Resolves to `undefined` once the request is in the session's history (a Temporal signal), which
+   * both SDK versions allow: 0.3.330 declares `Promise<void>`, 0.3.332 the mode now in effect or
+   * `undefined` where the answer names none. A session may still ignore the mode (a settings file
+   * disabling `bypassPermissions`): it then sends a `system/warning`.
+   */
+  setPermissionMode(mode: PermissionMode): Promise<undefined>;
   setModel(model?: string): Promise<void>;
   setMaxThinkingTokens(maxThinkingTokens: number | null, thinkingDisplay?: 'summarized' | 'omitted' | 'highlights' | null): Promise<void>;
   initializationResult(): Promise<InitializationResult>;

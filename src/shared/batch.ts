@@ -254,14 +254,27 @@ export function startSearchAttributes(config: Pick<SessionConfig, 'model' | 'bat
 
 /**
  * The config a session is started with beside `startSearchAttributes(config)`: marked
- * `searchAttributesAtStart`, so its loop does not write them again after its first reply, and
- * `setupAtOnce` and `setupInOneCall`, so it lists its tools and loads its settings in one step, one activity.
+ * `searchAttributesAtStart`, so its loop does not write them again after its first reply,
+ * `setupAtOnce` and `setupInOneCall`, so it lists its tools and loads its settings in one step, one
+ * activity, and `checkpoints` given, so it takes them without a patch marker.
  */
-export function startConfig<C extends Pick<SessionConfig, 'searchAttributes'>>(config: C): C {
-  return { ...config, setupAtOnce: true, setupInOneCall: true, ...(config.searchAttributes ? { searchAttributesAtStart: true } : {}) };
+export function startConfig<C extends Pick<SessionConfig, 'searchAttributes' | 'checkpoints' | 'workspace'>>(config: C): C {
+  return {
+    ...config,
+    setupAtOnce: true,
+    setupInOneCall: true,
+    // Said outright, so the session needs no patch marker to know whether it checkpoints (ARCHITECTURE.md#checkpoints).
+    checkpoints: checkpointsOn(config),
+    ...(config.searchAttributes ? { searchAttributesAtStart: true } : {}),
+  };
 }
 
 /** Batch and job workflows carry only the batch id (so `AgentBatchId = X` finds all of a batch). */
 export function batchSearchAttributes(batchId: string): SearchAttributePair[] {
   return [{ key: keys.batchId, value: batchId }];
+}
+
+/** Whether a session takes checkpoints: as asked, else when it has a workspace (ARCHITECTURE.md#checkpoints). */
+export function checkpointsOn(config: Pick<SessionConfig, 'checkpoints' | 'workspace'>): boolean {
+  return config.checkpoints ?? config.workspace !== undefined;
 }

@@ -145,9 +145,13 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
       finalSummary: z.boolean().default(false),
       /**
        * Record the workspace as a git commit on the tools host after every turn whose tools may have
-       * changed it, and push it to the checkpoint remote (ARCHITECTURE.md#checkpoints).
+       * changed it, and push it to the checkpoint remote (ARCHITECTURE.md#checkpoints). Default: on
+       * for a session with a `workspace`, off for a plain `cwd` (its first checkpoint hashes the
+       * whole folder, which may be a home directory).
        */
-      checkpoints: z.boolean().default(true),
+      // No default in the schema: a config without it (from an earlier client, or a recorded history)
+      // decides by a patch marker; clients write `true` (startConfig), so new sessions need none.
+      checkpoints: z.boolean().optional(),
       /**
        * How long an activity on the session's pinned tools host may wait to be picked up before the
        * host counts as lost (when no worker polls its queue either) and the workspace is restored

@@ -3,26 +3,35 @@
  * and read by clients through the `events` query (ARCHITECTURE.md#events-are-a-query) — never
  * written to history.
  *
- * Two families share the stream. `SDKMessage` is the Claude Agent SDK's message union, shape for
- * shape: each member is assignable to the SDK's own type (test/types/sdk-conformance.ts checks it
- * against the SDK's `.d.ts`), so code typed against the SDK compiles unchanged. `DurableAgentEvent`
- * holds what only a durable session has (approval requests, model switches, loop warnings); those
- * stay out of the SDK-typed union and are told apart with `isDurableAgentEvent`. The SDK's
- * `stream_event` is in `SDKMessage` but never in the log (ARCHITECTURE.md#live-tokens).
+ * Two families share the stream, and `query()` yields both (`QueryMessage`). `SDKMessage` is the
+ * Claude Agent SDK's message union, every `type` and `subtype` of it: the members we send
+ * (`SentSDKMessage`, declared here) and those we never send (`NeverSentSDKMessage`, sdk-messages.ts,
+ * there so that SDK code narrowing on them compiles). Each member is assignable to the SDK's own
+ * type (test/types/sdk-conformance.ts checks it against the SDK's `.d.ts`). `DurableAgentEvent`
+ * holds what only a durable session has (approval requests, model switches, loop warnings, …):
+ * their subtypes are none of the SDK's, so narrowing on `type`/`subtype` tells the two apart, as
+ * does `isDurableAgentEvent`. The SDK's `stream_event` is sent but never in the log
+ * (ARCHITECTURE.md#live-tokens).
  */
 import type { StopReason } from './messages';
 import type { StreamEvent } from './stream-events';
 import type { PermissionMode } from './config';
-import type { ApiErrorCategory, SDKApiMessage, SDKModelUsage, SDKUsage, SDKUserContentBlock } from './sdk-shapes';
+import type { ApiErrorCategory, SDKApiMessage, SDKModelUsage, SDKUsage, SDKUserContentBlock, UUID } from './sdk-shapes';
+import type { NeverSentSDKMessage } from './sdk-messages';
 import type { Verdict, VerifyReport, WorkspaceReport } from './workspace';
 import type { HookEvent } from './permissions/settings';
 import type { HookInput } from './hook-callbacks';
 
-export type { ApiErrorCategory, SDKApiMessage, SDKAssistantContentBlock, SDKModelUsage, SDKUsage, SDKUserContentBlock } from './sdk-shapes';
+export type {
+  ApiErrorCategory,
+  SDKApiMessage,
+  SDKAssistantContentBlock,
+  SDKModelUsage,
+  SDKUsage,
+  SDKUserContentBlock,
+  UUID,
+} from './sdk-shapes';
 export type { ModelUsageEntry } from './messages';
-
-/** The SDK's `UUID` (node:crypto's template type); the event log stamps every message with one. */
-export type UUID = `${string}-${string}-${string}-${string}-${string}`;
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -167,7 +176,8 @@ export interface SDKResultSuccess extends ResultBase {
 }
 
 export interface SDKResultError extends ResultBase {
-  subtype: 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
+  /** Never `error_max_structured_output_retries`: there is no structured output (`outputFormat` is refused). */
+  subtype: 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution' | 'error_max_structured_output_retries';
   errors: string[];
   /** Ours: the last assistant text, when the turn produced one before it failed. */
   result?: string;
@@ -203,8 +213,15 @@ export interface SDKPartialAssistantMessage {
   session_id: string;
 }
 
-/** Every message `query()` yields that has a counterpart in the Claude Agent SDK. */
-export type SDKMessage = SDKLoggedMessage | SDKPartialAssistantMessage;
+/** The members of the SDK's `SDKMessage` that a durable session sends. */
+export type SentSDKMessage = SDKLoggedMessage | SDKPartialAssistantMessage;
+
+/**
+ * The Claude Agent SDK's `SDKMessage`: every `type` and `subtype` it declares. Those we never
+ * send (sdk-messages.ts) are here so that code written for the SDK, which tests for them,
+ * compiles; each says why it never arrives.
+ */
+export type SDKMessage = SentSDKMessage | NeverSentSDKMessage;
 
 /** A tool call waits for a person (answer with `respondToPermission`). */
 export interface PermissionRequestMessage extends Base {
@@ -241,7 +258,7 @@ export interface HookRequestMessage extends Base {
   /** The session that holds the request and takes the answer. */
   request_session_id: string;
   hook_event: HookEvent;
-  /** Which of the event's matchers (their order in `options.hooks[event]`). */
+  /** Which of the event's matchers that have callbacks (counted in `options.hooks[event]` order, command-only matchers skipped). */
   matcher_index: number;
   /** The SDK's hook input for the event: the callbacks' first argument. */
   hook_input: HookInput;
@@ -251,6 +268,7 @@ export interface HookRequestMessage extends Base {
   timeout_ms: number;
 }
 
+/** The session's model changed: `setModel()` (`set_model`), or the primary's retries ran out and `fallbackModel` took over (`fallback`). */
 export interface ModelChangedMessage extends Base {
   type: 'system';
   subtype: 'model_changed';
@@ -259,6 +277,7 @@ export interface ModelChangedMessage extends Base {
   reason: 'set_model' | 'fallback';
 }
 
+/** The model repeated the same tool calls `count` times; `message`, the warning it is given with its next call. */
 export interface LoopDetectedMessage extends Base {
   type: 'system';
   subtype: 'loop_detected';
@@ -266,6 +285,7 @@ export interface LoopDetectedMessage extends Base {
   count: number;
 }
 
+/** Something the session's reader should know and that did not stop it (an unpriced model, an ignored setting, …). */
 export interface WarningMessage extends Base {
   type: 'system';
   subtype: 'warning';
@@ -285,7 +305,10 @@ export interface WorkspaceRestoredMessage extends Base {
   message: string;
 }
 
-/** Messages only a durable session sends; the SDK has no type for them. */
+/**
+ * Messages only a durable session sends; the SDK has no type for them, and none of their subtypes
+ * is one of the SDK's. `query()` yields them among the SDK's messages (`QueryMessage`).
+ */
 export type DurableAgentEvent =
   | PermissionRequestMessage
   | PermissionResolvedMessage
@@ -298,6 +321,13 @@ export type DurableAgentEvent =
 /** What the event log holds and the `events` query returns. */
 export type SessionEvent = SDKLoggedMessage | DurableAgentEvent;
 
+/**
+ * What `query()` yields: the SDK's messages and our own events. Narrow on `type` and `subtype`
+ * (`m.type === 'system' && m.subtype === 'permission_request'`) or with `isDurableAgentEvent(m)`,
+ * whose `false` branch is an `SDKMessage`.
+ */
+export type QueryMessage = SDKMessage | DurableAgentEvent;
+
 const DURABLE_AGENT_SUBTYPES: ReadonlySet<string> = new Set<DurableAgentEvent['subtype']>([
   'permission_request',
   'permission_resolved',
@@ -309,8 +339,9 @@ const DURABLE_AGENT_SUBTYPES: ReadonlySet<string> = new Set<DurableAgentEvent['s
 ]);
 
 /**
- * True for a message that only a durable session sends. `query()` yields these too (typed as the
- * SDK's union, whose consumers skip subtypes they do not know); test for them with this guard.
+ * True for a message that only a durable session sends. `query()` yields these among the SDK's
+ * messages; where a value must be an SDK message (an `SDKMessage[]`, a function typed with the
+ * SDK's types), this guard's `false` branch is one.
  */
 export function isDurableAgentEvent(m: unknown): m is DurableAgentEvent {
   const e = m as { type?: unknown; subtype?: unknown } | null;
@@ -320,8 +351,8 @@ export function isDurableAgentEvent(m: unknown): m is DurableAgentEvent {
 }
 
 /**
- * The message as one of our own events, or undefined. For values typed as the SDK's `SDKMessage`
- * (what `query()` yields), where a type guard to a type outside that union cannot narrow:
+ * The message as one of our own events, or undefined. For values typed as the SDK's `SDKMessage`,
+ * where a type guard to a type outside that union cannot narrow:
  * `const ours = asDurableAgentEvent(m); if (ours?.subtype === 'permission_request') …`.
  */
 export function asDurableAgentEvent(m: unknown): DurableAgentEvent | undefined {

@@ -6,6 +6,9 @@
  */
 import type { AssistantReply, ContentBlock, ModelUsageEntry, StopReason, TextBlock, ToolResultBlock, Usage } from './messages';
 
+/** The SDK's `UUID` (node:crypto's template type); the event log stamps every message with one. */
+export type UUID = `${string}-${string}-${string}-${string}-${string}`;
+
 /** The SDK's categories of a failed model call (`SDKAssistantMessageError`). */
 export type ApiErrorCategory =
   | 'authentication_failed'

@@ -10,8 +10,9 @@ import { mayChangeWorkspace, type CheckpointActivities, type CheckpointRecord } 
 import type { ToolUseBlock } from '../shared/messages';
 import type { SessionActivities } from './activity-stubs';
 import { sessionTurn, type EventLog, type LoopState } from './state';
+import { checkpointsOn } from '../shared/batch';
 
-/** Sessions started with this marker take checkpoints; their recorded histories without it never do. */
+/** Sessions whose config does not say take checkpoints with this marker; recorded histories without it never do. */
 export const CHECKPOINTS_PATCH = 'workspace-checkpoints';
 
 /** A worker polls its queue at least this often while it lives (a long poll lasts a minute). */
@@ -34,8 +35,10 @@ export function isHostLostFailure(e: unknown): e is ApplicationFailure {
  */
 export function startCheckpoints(state: LoopState): void {
   // A subagent works in its parent's folder: the parent checkpoints it after the Task turn.
-  if (!state.config.checkpoints || state.checkpoints || state.config.subagent) return;
-  if (!patched(CHECKPOINTS_PATCH)) return;
+  if (state.checkpoints || state.config.subagent || !checkpointsOn(state.config)) return;
+  // Started by a client that says so: no marker needed. Without it (an earlier client, a recorded
+  // history): the marker decides, so a session recorded before checkpoints never takes one.
+  if (state.config.checkpoints === undefined && !patched(CHECKPOINTS_PATCH)) return;
   state.checkpoints = { run: workflowInfo().firstExecutionRunId, list: [] };
 }
 

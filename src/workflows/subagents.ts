@@ -114,7 +114,13 @@ export function childOptions(
     platform: cfg.platform,
     ...(cfg.startedAt ? { startedAt: cfg.startedAt } : {}),
     // A subagent works in its parent's folder, so on the host its parent is pinned to (ARCHITECTURE.md#workspaces).
-    ...(state.workspace ? { toolsTaskQueue: state.workspace.hostQueue } : cfg.toolsTaskQueue ? { toolsTaskQueue: cfg.toolsTaskQueue } : {}),
+    ...(state.workspace
+      ? { toolsTaskQueue: state.workspace.hostQueue }
+      : state.hostPin
+        ? { toolsTaskQueue: state.hostPin.hostQueue }
+        : cfg.toolsTaskQueue
+          ? { toolsTaskQueue: cfg.toolsTaskQueue }
+          : {}),
     ...(cfg.agents ? { agents: cfg.agents } : {}),
     maxSubagentDepth: cfg.maxSubagentDepth,
     // A child of a session started in one step starts the same way (ARCHITECTURE.md#session-start-in-one-step).

@@ -9,8 +9,7 @@ import { DurableAgentClient } from '../../src/client/client';
 import type { CanUseTool, PermissionResult } from '../../src/client/permissions';
 import { query } from '../../src/client/query';
 import { turn } from '../../src/testing/scripted-model';
-import { asDurableAgentEvent } from '../../src/shared/events';
-import type { StreamMessage } from '../../src/client/live';
+import { asDurableAgentEvent, type QueryMessage } from '../../src/shared/events';
 import { scenarioTag, useHarness } from '../helpers/harness';
 import { waitFor } from '../helpers/wait';
 
@@ -39,7 +38,7 @@ test('canUseTool answers each request: allow with updatedPermissions (always), a
     if (command.startsWith('echo original')) return { behavior: 'allow', updatedInput: { command: 'echo changed > out.txt' } };
     return { behavior: 'deny', message: 'Deleting src is not allowed.' };
   };
-  const messages: StreamMessage[] = [];
+  const messages: QueryMessage[] = [];
   for await (const m of query({
     prompt: `${scenarioTag('can-use-tool')} go`,
     options: { cwd, permissionMode: 'default', client: h.client, canUseTool },
@@ -125,7 +124,7 @@ test('a callback that throws or answers nonsense denies the call, saying why, in
     if (n++ === 0) throw new Error('approval service down');
     return { behavior: 'maybe' } as unknown as PermissionResult;
   };
-  const messages: StreamMessage[] = [];
+  const messages: QueryMessage[] = [];
   for await (const m of query({
     prompt: `${scenarioTag('bad-callback')} go`,
     options: { cwd: h.workspace(), permissionMode: 'default', client: h.client, canUseTool },

@@ -6,8 +6,7 @@ import { DurableAgentClient, resolveConnectOptions } from '../../src/client/clie
 import { query } from '../../src/client/query';
 import { turn } from '../../src/testing/scripted-model';
 import { WORKFLOW_TYPE } from '../../src/shared/api';
-import type { SessionEvent } from '../../src/shared/events';
-import type { StreamMessage } from '../../src/client/live';
+import type { QueryMessage, SessionEvent } from '../../src/shared/events';
 import { createWorker, type AgentWorker } from '../../src/worker/worker';
 import { kinds, scenarioTag, startHarness, useHarness } from '../helpers/harness';
 import { scheduledActivities } from '../helpers/history';
@@ -20,7 +19,7 @@ const RUN = Date.now().toString(36);
 
 test("query() used as in the Claude Agent SDK's README yields system/init, assistant, user, result in that order", async () => {
   h.model.addScenario({ name: 'readme', turns: [turn.tool('Glob', { pattern: '*' }), turn.text('There are no files.')] });
-  const messages: StreamMessage[] = [];
+  const messages: QueryMessage[] = [];
   for await (const message of query({
     prompt: `${scenarioTag('readme')} What files are here?`,
     options: {
@@ -45,7 +44,7 @@ test('query() control methods steer the durable session behind it', async () => 
     prompt: `${scenarioTag('q-steer')} go`,
     options: { cwd: h.workspace(), permissionMode: 'bypassPermissions', allowDangerouslySkipPermissions: true, client: h.client },
   });
-  const seen: StreamMessage[] = [];
+  const seen: QueryMessage[] = [];
   for await (const m of q) {
     seen.push(m);
     if (m.type === 'system' && m.subtype === 'init') {

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { query, NotSupportedError } from '../../src/client/query';
 import type { SDKUserMessage } from '../../src/client/sdk-types';
-import { asDurableAgentEvent, isDurableAgentEvent, type SDKMessage } from '../../src/shared/events';
+import { asDurableAgentEvent, isDurableAgentEvent, type QueryMessage, type SDKMessage } from '../../src/shared/events';
 import { turn } from '../../src/testing/scripted-model';
 import { scenarioTag, startHarness, type Harness } from '../helpers/harness';
 import { waitFor } from '../helpers/wait';
@@ -44,7 +44,7 @@ test.each(['close()', 'abortController.abort()'])('%s cancels the session and en
   h.model.addScenario({ name, turns: [gated(path.join(cwd, 'never'))] });
   const abortController = new AbortController();
   const q = query({ prompt: `${scenarioTag(name)} go`, options: { cwd, client: h.client, abortController, ...bypass } });
-  const seen: SDKMessage[] = [];
+  const seen: QueryMessage[] = [];
   for await (const m of q) {
     seen.push(m);
     if (m.type === 'tool_progress') {
@@ -101,10 +101,10 @@ test('systemPrompt blocks and effort reach the model as a system message and rea
   expect(body).toMatchObject({ reasoning_effort: 'medium' });
 });
 
-test("stderr receives the session's diagnostics; our own events are in the stream behind isDurableAgentEvent", async () => {
+test("stderr receives the session's diagnostics; our own events are in the stream, typed as ours", async () => {
   h.model.addScenario({ name: 'sdk-stderr', turns: [turn.text('hi')] });
   const lines: string[] = [];
-  const seen: SDKMessage[] = [];
+  const seen: QueryMessage[] = [];
   const q = query({
     prompt: `${scenarioTag('sdk-stderr')} hi`,
     options: { cwd: h.workspace(), client: h.client, model: 'unpriced-model', stderr: (l) => lines.push(l) },
@@ -115,7 +115,11 @@ test("stderr receives the session's diagnostics; our own events are in the strea
   );
   expect(lines.every((l) => l.startsWith('[durable-agent] ') && l.endsWith('\n'))).toBe(true);
   expect(seen.map((m) => asDurableAgentEvent(m)?.subtype)).toContain('warning');
-  expect(seen.filter((m) => !isDurableAgentEvent(m)).map((m) => m.type)).toEqual(['system', 'assistant', 'result']);
+  const warning = seen.find((m) => m.type === 'system' && m.subtype === 'warning');
+  expect(warning?.type === 'system' && warning.subtype === 'warning' && warning.message).toMatch(/^No price is known/);
+  // What isDurableAgentEvent turns away is an SDK message.
+  const sdk: SDKMessage[] = seen.filter((m) => !isDurableAgentEvent(m));
+  expect(sdk.map((m) => m.type)).toEqual(['system', 'assistant', 'result']);
 });
 
 test('Query methods: models from the endpoint through a worker, empty lists, and refusals that say why', async () => {
@@ -150,7 +154,7 @@ test('Query methods: models from the endpoint through a worker, empty lists, and
   await expect(unconfirmed.setPermissionMode('bypassPermissions')).rejects.toThrow(
     /start the query with allowDangerouslySkipPermissions: true/,
   );
-  const seen: SDKMessage[] = [];
+  const seen: QueryMessage[] = [];
   for await (const m of q) {
     seen.push(m);
     if (m.type === 'tool_progress') expect(await q.interrupt()).toBeUndefined();
@@ -197,7 +201,7 @@ const userMessage = (text: string, priority?: SDKUserMessage['priority']): SDKUs
 async function* once(m: SDKUserMessage): AsyncGenerator<SDKUserMessage> {
   yield m;
 }
-const resultsOf = (seen: SDKMessage[]) => seen.filter((m) => m.type === 'result') as Extract<SDKMessage, { type: 'result' }>[];
+const resultsOf = (seen: QueryMessage[]) => seen.filter((m) => m.type === 'result');
 
 test('streaming input: a message sent while a turn runs steers it; priority later waits; one after a result is the next turn; end of input closes', async () => {
   const cwd = h.workspace();
@@ -209,7 +213,7 @@ test('streaming input: a message sent while a turn runs steers it; priority late
   const input = pushable();
   input.push(`${scenarioTag('stream-in')} first`);
   const q = query({ prompt: input.stream, options: { cwd, client: h.client, ...bypass } });
-  const seen: SDKMessage[] = [];
+  const seen: QueryMessage[] = [];
   for await (const m of q) {
     seen.push(m);
     if (m.type === 'assistant' && seen.filter((x) => x.type === 'assistant').length === 1) {
@@ -253,7 +257,7 @@ test("streaming input: priority 'now' interrupts the running turn, and the messa
   const input = pushable();
   input.push(`${scenarioTag('stream-now')} first`);
   const q = query({ prompt: input.stream, options: { cwd, client: h.client, ...bypass } });
-  const seen: SDKMessage[] = [];
+  const seen: QueryMessage[] = [];
   for await (const m of q) {
     seen.push(m);
     if (m.type === 'tool_progress' && !seen.slice(0, -1).some((x) => x.type === 'tool_progress')) {

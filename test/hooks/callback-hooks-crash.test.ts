@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { query } from '../../src/client/query';
 import type { HookInput } from '../../src/shared/hook-callbacks';
-import type { HookResponseMessage, SDKMessage } from '../../src/shared/events';
+import type { HookResponseMessage, QueryMessage } from '../../src/shared/events';
 import { turn } from '../../src/testing/scripted-model';
 import { spawnWorker, writeWorkflowBundle, type WorkerProcess } from '../helpers/chaos';
 import { scenarioTag, startHarness, type Harness } from '../helpers/harness';
@@ -56,7 +56,7 @@ test('a worker SIGKILLed while a hook request waits: another worker resumes the 
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   const inputs: HookInput[] = [];
-  const messages: SDKMessage[] = [];
+  const messages: QueryMessage[] = [];
   const reading = (async () => {
     for await (const m of query({
       prompt: `${scenarioTag('cb-crash')} go`,

@@ -131,17 +131,23 @@ console.log(JSON.stringify({ kinds, subtype: result.subtype, result: result.resu
 
 test("a .ts file typed with the Claude Agent SDK's types compiles against the installed package (ESM and CommonJS)", async () => {
   const body = `import type { Options, Query, SDKMessage, SDKResultMessage, SDKUserMessage } from '@anthropic-ai/claude-agent-sdk';
-import { query } from 'durable-agent';
+import { isDurableAgentEvent, query } from 'durable-agent';
 
 export async function ask(prompt: string): Promise<string> {
   const options: Options = { cwd: '/tmp', maxTurns: 3, permissionMode: 'acceptEdits', env: { PATH: '/usr/bin' } };
-  const q: Query = query({ prompt, options });
+  const q = query({ prompt, options });
+  const control: Pick<Query, 'setModel' | 'setPermissionMode' | 'interrupt'> = q;
   let last: SDKResultMessage | undefined;
   for await (const message of q) {
+    // Any type and subtype the SDK declares narrows, and so do our own events.
+    if (message.type === 'rate_limit_event' || (message.type === 'system' && message.subtype === 'status')) continue;
+    if (message.type === 'system' && message.subtype === 'permission_request') console.log(message.tool_name);
+    if (isDurableAgentEvent(message)) continue;
     const m: SDKMessage = message;
     if (m.type === 'result') last = m;
   }
-  await q.setModel('gpt-4.1');
+  await control.setModel('gpt-4.1');
+  await control.setPermissionMode('default');
   return last?.subtype === 'success' ? last.result : (last?.errors.join('; ') ?? '');
 }
 

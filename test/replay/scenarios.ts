@@ -107,7 +107,7 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
   {
     name: 'checkpoints',
     covers:
-      "workspace checkpoints (`patched('workspace-checkpoints')`): checkpoint 0 at start, one after each turn that ran Bash or Write, none after a read-only turn; turn marks",
+      'workspace checkpoints (`checkpoints: true` in the start config, no patch marker): checkpoint 0 at start, one after each turn that ran Bash or Write, none after a read-only turn; turn marks',
     files: { 'a.txt': 'alpha\n' },
     scenarios: (ws) => [
       {
@@ -120,7 +120,8 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
         ],
       },
     ],
-    options: { permissionMode: 'bypassPermissions' },
+    // A plain folder takes checkpoints only when asked.
+    options: { permissionMode: 'bypassPermissions', checkpoints: true },
     expect: { subtype: 'success' },
   },
   {

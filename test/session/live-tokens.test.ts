@@ -4,8 +4,7 @@
  * call announces its restart and replaces the partial text; nothing per token enters history.
  */
 import { query } from '../../src/client/query';
-import type { StreamMessage } from '../../src/client/live';
-import type { AssistantMessage, SDKPartialAssistantMessage } from '../../src/shared/events';
+import type { AssistantMessage, QueryMessage, SDKPartialAssistantMessage } from '../../src/shared/events';
 import type { StreamEvent } from '../../src/shared/stream-events';
 import { turn } from '../../src/testing/scripted-model';
 import { LiveHub } from '../../src/activities/live/hub';
@@ -17,13 +16,13 @@ import { kinds, scenarioTag, useHarness } from '../helpers/harness';
 const h = useHarness();
 
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
-const isStream = (m: StreamMessage): m is SDKPartialAssistantMessage => m.type === 'stream_event';
+const isStream = (m: QueryMessage): m is SDKPartialAssistantMessage => m.type === 'stream_event';
 const textOf = (a: AssistantMessage) => a.message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 const deltas = (events: StreamEvent[]) =>
   events.map((e) => (e.type === 'content_block_delta' && e.delta.type === 'text_delta' ? e.delta.text : '')).join('');
 
 /** The stream events between the previous history event and each assistant message. */
-function streamsBeforeReplies(messages: StreamMessage[]): { reply: AssistantMessage; events: StreamEvent[] }[] {
+function streamsBeforeReplies(messages: QueryMessage[]): { reply: AssistantMessage; events: StreamEvent[] }[] {
   const out: { reply: AssistantMessage; events: StreamEvent[] }[] = [];
   let run: StreamEvent[] = [];
   for (const m of messages) {
@@ -46,7 +45,7 @@ test('query() with includePartialMessages yields stream_events while the model s
       turn.text(long, { chunk_delay_ms: 100 }),
     ],
   });
-  const messages: StreamMessage[] = [];
+  const messages: QueryMessage[] = [];
   let modelChunksAtFirstText: number | undefined;
   let heartbeatsAtFirstEvent: number | undefined;
   const q = query({
@@ -126,7 +125,7 @@ test('a stream cut mid-reply is retried: the restart is announced and no text re
     { name: 'live-retry', turns: [turn.text(text, { chunk_delay_ms: 50, faults: [{ drop_after_chunks: 6 }] })] },
     { retry: { maxAttempts: 3, initialIntervalMs: 2_000, maximumIntervalMs: 2_000 } },
   );
-  const messages: StreamMessage[] = [];
+  const messages: QueryMessage[] = [];
   for await (const m of handle.messages({ includePartialMessages: true, pollMs: 50 })) messages.push(m);
   expect(h.model.requests.filter((r) => r.scenario === 'live-retry').map((r) => r.attempt)).toEqual([1, 2]);
 

@@ -1,72 +1,71 @@
 /**
- * The SDK conformance check (test/types/sdk-conformance.ts) as part of the jest run: it compiles
- * cleanly, and it fails when an emitted message stops conforming — shown by compiling it again with
- * one field of our message types broken in memory (the files on disk are not touched).
+ * The SDK conformance check (test/types/sdk-conformance.ts) as part of the jest run, against each
+ * installed version of the SDK (the pinned one and the `claude-agent-sdk-newest` alias): it
+ * compiles cleanly, and it fails when a message stops conforming — shown by compiling it again
+ * with one field of our message types broken in memory (the files on disk are not touched).
  */
-import path from 'node:path';
-import ts from 'typescript';
+import { compileConformance, formatErrors, NEWEST_ALIAS, sdksUnderTest, type Mutation } from './compile-conformance';
 
-const ROOT = path.resolve(__dirname, '..', '..');
-const ENTRY = path.join(ROOT, 'test', 'types', 'sdk-conformance.ts');
+const sdks = sdksUnderTest();
+const pinned = sdks.find((s) => s.dependency === '@anthropic-ai/claude-agent-sdk')!;
+const messages = (m?: Mutation) => compileConformance(pinned, m).map((e) => e.message);
 
-function compilerOptions(): ts.CompilerOptions {
-  const file = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-  return { ...ts.parseJsonConfigFileContent(file.config, ts.sys, ROOT).options, noEmit: true };
-}
-
-const options = compilerOptions();
-const parsed = new Map<string, ts.SourceFile | undefined>();
-
-/**
- * Compile the conformance file, with `mutate` applied to one source file's text; its errors, as
- * text. Only the conformance file is checked (`npm run typecheck` checks the rest), and parsed
- * files are shared between compilations, so each one costs a type-check, not a parse.
- */
-function compile(mutate?: { file: string; from: string; to: string }): string[] {
-  const host = ts.createCompilerHost(options);
-  const target = mutate && path.join(ROOT, mutate.file);
-  const getSourceFile = host.getSourceFile.bind(host);
-  host.getSourceFile = (f, lang, onError) => {
-    if (target && path.resolve(f) === target) {
-      const text = ts.sys.readFile(f)!;
-      const changed = text.replace(mutate.from, mutate.to);
-      if (changed === text) throw new Error(`mutation did not apply to ${mutate.file}: ${mutate.from}`);
-      return ts.createSourceFile(f, changed, lang);
-    }
-    if (!parsed.has(f)) parsed.set(f, getSourceFile(f, lang, onError));
-    return parsed.get(f);
-  };
-  const program = ts.createProgram({ rootNames: [ENTRY], options, host });
-  const entry = program.getSourceFile(ENTRY)!;
-  return [...program.getSyntacticDiagnostics(entry), ...program.getSemanticDiagnostics(entry)].map((d) =>
-    ts.flattenDiagnosticMessageText(d.messageText, '\n'),
-  );
-}
-
-test('every message our stream emits is assignable to its variant of the SDK’s SDKMessage (and Options/Query conform)', () => {
-  expect(compile()).toEqual([]);
+test('the SDK is checked at two versions: the pinned one and the newest alias', () => {
+  expect(sdks.map((s) => s.dependency).sort()).toEqual(['@anthropic-ai/claude-agent-sdk', NEWEST_ALIAS]);
 });
 
-test.each([
-  ['an event uuid typed as a plain string', 'src/shared/events.ts', '  uuid: UUID;', '  uuid: string;', /uuid/],
+test.each(sdks.map((s) => [`${s.dependency} ${s.version}`, s] as const))(
+  'against %s: every message type and subtype is covered and assignable to its variant of the SDK’s; Options and Query conform',
+  (_name, sdk) => {
+    expect(formatErrors(compileConformance(sdk))).toBe('');
+  },
+);
+
+test.each<[string, Mutation, RegExp]>([
+  ['an event uuid typed as a plain string', { file: 'src/shared/events.ts', from: '  uuid: UUID;', to: '  uuid: string;' }, /uuid/],
   [
     'a text block without `citations`',
-    'src/shared/sdk-shapes.ts',
-    "{ type: 'text'; text: string; citations: null }",
-    "{ type: 'text'; text: string }",
+    { file: 'src/shared/sdk-shapes.ts', from: "{ type: 'text'; text: string; citations: null }", to: "{ type: 'text'; text: string }" },
     /citations/,
   ],
   [
     'a success result whose `result` may be missing',
-    'src/shared/events.ts',
-    "  subtype: 'success';\n  result: string;",
-    "  subtype: 'success';\n  result?: string;",
+    { file: 'src/shared/events.ts', from: "  subtype: 'success';\n  result: string;", to: "  subtype: 'success';\n  result?: string;" },
     /result/,
   ],
-  ['system/init without `apiKeySource`', 'src/shared/events.ts', "  apiKeySource: 'none';\n", '', /apiKeySource/],
-])('it fails to compile with %s', (_name, file, from, to, mentions) => {
+  ['system/init without `apiKeySource`', { file: 'src/shared/events.ts', from: "  apiKeySource: 'none';\n", to: '' }, /apiKeySource/],
+  [
+    'an SDK subtype missing from the union (system/status)',
+    {
+      file: 'src/shared/sdk-messages.ts',
+      from: '  | SDKStatusMessage\n  | SDKControlRequestProgressMessage',
+      to: '  | SDKControlRequestProgressMessage',
+    },
+    /"status"/,
+  ],
+  [
+    'an SDK result subtype missing (error_max_structured_output_retries)',
+    { file: 'src/shared/events.ts', from: " | 'error_max_structured_output_retries';", to: ';' },
+    /error_max_structured_output_retries/,
+  ],
+  [
+    'a message we never send without one of the SDK’s optional fields',
+    { file: 'src/shared/sdk-messages.ts', from: '  prevent_continuation?: boolean;\n', to: '' },
+    /prevent_continuation|does not satisfy the constraint 'true'/,
+  ],
+  [
+    'a message we never send with a field the SDK’s is narrower on',
+    { file: 'src/shared/sdk-messages.ts', from: "  state: 'idle' | 'running' | 'requires_action';", to: '  state: string;' },
+    /state/,
+  ],
+  [
+    'a subtype of our own that is also the SDK’s',
+    { file: 'src/shared/events.ts', from: "  subtype: 'warning';", to: "  subtype: 'informational';" },
+    /./,
+  ],
+])('it fails to compile with %s', (_name, mutation, mentions) => {
   // The conformance file itself rejects it (not only the emission site that builds the message).
-  const errors = compile({ file, from, to });
+  const errors = messages(mutation);
   expect(errors.length).toBeGreaterThan(0);
   expect(errors.join('\n')).toMatch(mentions);
 });

@@ -5,6 +5,8 @@
  * checkpoints' commits with real git — in the local checkpoint repository, or fetched from the
  * checkpoint remote into the client's cache.
  */
+import { renderMessage } from '../../src/client/render';
+import type { SessionEvent } from '../../src/shared/events';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -324,4 +326,22 @@ describe('finding two checkpoints with git', () => {
       /nor at their refs in DURABLE_AGENT_CHECKPOINT_REMOTE/,
     );
   });
+});
+
+test('watch and show render a restored workspace as one line naming both hosts, the folder and the checkpoint', () => {
+  const restored = {
+    type: 'system',
+    subtype: 'workspace_restored',
+    lost_host: 'build-1',
+    host: 'build-2',
+    path: '/ws/sessions/s-1',
+    turn: 3,
+    commit: 'abcdef0123456789abcdef0123456789abcdef01',
+    message: 'The tools host …',
+    uuid: 'u',
+    session_id: 's-1',
+  };
+  expect(renderMessage(restored as unknown as SessionEvent, { color: false })).toEqual([
+    '⟲ tools host build-1 lost: /ws/sessions/s-1 restored on build-2 from the checkpoint of turn 3 (abcdef012345)',
+  ]);
 });

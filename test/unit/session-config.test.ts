@@ -1,3 +1,4 @@
+import { checkpointsOn, startConfig } from '../../src/shared/batch';
 import { ConfigError, parseSessionConfig, PermissionMode } from '../../src/shared/config';
 
 const base = { prompt: 'p', cwd: '/w' };
@@ -36,7 +37,6 @@ test('every default', () => {
     maxStopHookContinuations: 3,
     finalSummary: false,
     searchAttributes: true,
-    checkpoints: true,
     workspaceHostTimeoutMs: 120_000,
     loopDetection: { enabled: true, threshold: 3, window: 10 },
     compaction: { enabled: true, threshold: 0.8, keepRecentTurns: 4, keepRecentToolResultTurns: 3, summaryMaxTokens: 8_192 },
@@ -157,4 +157,13 @@ describe('compaction options', () => {
         .compaction,
     ).toMatchObject({ keepRecentTurns: 40, keepRecentToolResultTurns: 12, summaryModel: 'claude-sonnet-4-5' });
   });
+});
+
+test('checkpoints: on for a workspace, off for a plain folder, unless asked; startConfig says which outright', () => {
+  const plain = parseSessionConfig(base);
+  const ws = parseSessionConfig({ prompt: 'p', workspace: { copy: '/t' } });
+  expect([checkpointsOn(plain), checkpointsOn(ws)]).toEqual([false, true]);
+  expect(checkpointsOn({ ...plain, checkpoints: true })).toBe(true);
+  expect(checkpointsOn({ ...ws, checkpoints: false })).toBe(false);
+  expect([startConfig(plain).checkpoints, startConfig(ws).checkpoints]).toEqual([false, true]);
 });
