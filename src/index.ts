@@ -85,6 +85,9 @@ export type {
   WorktreeCreateHookSpecificOutput,
   WorktreeRemoveHookInput,
 } from './shared/hook-callbacks';
+export { answerHooks } from './client/hook-callbacks';
+export type { HooksOption, HookSession } from './client/hook-callbacks';
+export type { ClientHooks, HookAnswer, HookCallbackResult, PendingHookRequest } from './shared/client-hooks';
 export type {
   AccountInfo,
   AgentInfo,
@@ -98,6 +101,7 @@ export type {
   Options,
   PermissionMode,
   Query,
+  QueryHookMatcher,
   SDKOptions,
   SDKUserMessage,
   SettingSource,
@@ -127,6 +131,7 @@ export type { Sandbox, SandboxOptions, LaunchRequest, Launch } from './activitie
 export { asDurableAgentEvent, isDurableAgentEvent } from './shared/events';
 export type {
   DurableAgentEvent,
+  HookRequestMessage,
   LoopDetectedMessage,
   ModelChangedMessage,
   PermissionRequestMessage,

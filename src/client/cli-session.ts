@@ -278,6 +278,13 @@ async function resumeOrFork(argv: string[], usage: string): Promise<number> {
       resumeAtTurn: _a,
       ...inherited
     } = base;
+    // Callback hooks are answered by the program that declared them (ARCHITECTURE.md#callback-hooks): nobody here would.
+    if (inherited.clientHooks) {
+      throw new UsageError(
+        `session ${id} has callback hooks (clientHooks: ${Object.keys(inherited.clientHooks).join(', ')}), which only the program ` +
+          `that started it with query() can answer; the CLI cannot. Resume it from that program: query({ prompt, options: { resume: '${id}', hooks } })`,
+      );
+    }
     let kept: Partial<SessionOptions> = inherited;
     let at: Partial<SessionOptions> = {};
     if (v.at !== undefined) {

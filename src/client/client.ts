@@ -29,6 +29,9 @@ import type { CheckpointsView } from '../shared/checkpoint';
 import { codecFromEnv } from '../codec';
 import { pendingPermissionsQuery, respondToPermissionUpdate, type PendingPermission, type PermissionAnswer } from '../shared/approvals';
 import { answerPermissions, type CanUseTool } from './permissions';
+import { pendingHookRequestsQuery, respondToHookUpdate, type HookAnswer, type PendingHookRequest } from '../shared/client-hooks';
+import { ConfigError } from '../shared/config-error';
+import { answerHooks, firstCallback, type HooksOption } from './hook-callbacks';
 import { followEvents, quote } from './stream';
 import { listRuns } from './visibility';
 import { followWithPartials, type LiveOptions, type StreamMessage } from './live';
@@ -167,6 +170,16 @@ export class DurableAgentClient {
    */
   async start(options: SessionOptions): Promise<SessionHandle> {
     checkPromptSize(options.prompt);
+    // A callback needs a process to answer it; a session started here has none (ARCHITECTURE.md#callback-hooks).
+    const callback = firstCallback(options.hooks);
+    if (callback !== undefined) {
+      throw new ConfigError(
+        `${callback}: a callback hook is answered by the process that called query(), which keeps answering while it reads the session; ` +
+          'client.start() starts a session detached, so nobody would answer it. Pass the hooks to query(), register them on the worker ' +
+          "(createWorker({ hooks })), or use command hooks ({ type: 'command', command })",
+        callback,
+      );
+    }
     // The one rule for a session's env (ARCHITECTURE.md#secrets-stay-on-workers); a caller's own
     // `envDropped` (a resumed session's, inherited) is replaced by what this start dropped.
     const { envDropped: _inherited, ...rest } = options;
@@ -383,6 +396,31 @@ export class SessionHandle {
    */
   answerPermissions(canUseTool: CanUseTool, opts: { signal?: AbortSignal; pollMs?: number } = {}): Promise<void> {
     return answerPermissions(this, canUseTool, opts);
+  }
+  /** Callback hooks waiting for a client's answer (ARCHITECTURE.md#callback-hooks). */
+  pendingHookRequests(): Promise<PendingHookRequest[]> {
+    return this.latest.query(pendingHookRequestsQuery);
+  }
+  /**
+   * Answer a pending hook request: one result per callback of its matcher, `{output}` (the SDK's
+   * hook output; its decision fields are kept) or `{error}`. Rejects (WorkflowUpdateFailedError)
+   * for an unknown, answered or timed-out request id.
+   */
+  respondToHook(answer: HookAnswer): Promise<{ applied: true }> {
+    return this.latest.executeUpdate(respondToHookUpdate, { args: [answer] });
+  }
+  /**
+   * Answer this session's hook requests — and its running subagents' — with the callbacks of
+   * `hooks` (the `options.hooks` given to `query()`) until `signal` aborts or the session ends:
+   * how another process takes over from a client that went away.
+   */
+  answerHooks(hooks: HooksOption, opts: { signal?: AbortSignal; pollMs?: number } = {}): Promise<void> {
+    return answerHooks(this, hooks, opts);
+  }
+  /** Handles of the subagents this session is running now. */
+  async subagentSessions(): Promise<SessionHandle[]> {
+    const running = ((await this.state()).subagents ?? []).filter((r) => r.status === 'running');
+    return running.map((r) => new SessionHandle(this.client, r.workflowId, this.client.workflow.getHandle(r.workflowId)));
   }
   /** Whether the session's latest run is still running. */
   async isOpen(): Promise<boolean> {

@@ -16,7 +16,9 @@
  * passed to `streamInput()` — is sent with the `sendMessage` update as it arrives: while a turn
  * runs it steers that turn, otherwise it starts the next one (`priority: 'later'` always waits for
  * the turn to end; `'now'` interrupts it first). The session is closed once every input stream
- * has ended and each turn it started has its result.
+ * has ended and each turn it started has its result. `canUseTool` and callback `hooks` are called
+ * in this process for the requests the session sends while the generator is read
+ * (ARCHITECTURE.md#durable-approval, #callback-hooks).
  */
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { ConfigError } from '../shared/config-error';
@@ -28,6 +30,7 @@ import { CheckpointChoiceError, forkAtOptions, forkPoint } from './checkpoints';
 import { DurableAgentClient, type SessionHandle } from './client';
 import type { StreamMessage } from './live';
 import { permissionResponder, requestFromEvent } from './permissions';
+import { hookRequestFromEvent, hookResponder, pollHookRequests } from './hook-callbacks';
 import { mapOptions, refuse, type MappedOptions } from './sdk-options';
 import { REFUSED_METHODS } from './query-method-support';
 import type {
@@ -237,16 +240,27 @@ async function* run(
     // and an unanswered request stays pending for any other client (ARCHITECTURE.md#durable-approval).
     const answering = new AbortController();
     const responder = mapped.canUseTool ? permissionResponder(handle, mapped.canUseTool, answering.signal) : undefined;
+    // Callback hooks likewise (ARCHITECTURE.md#callback-hooks); a subagent's requests are answered on its own session.
+    const hooks = mapped.hookCallbacks;
+    const hookAnswers = hooks
+      ? hookResponder(async (id) => (id === handle.sessionId ? handle : client.get(id)), hooks, answering.signal)
+      : undefined;
     try {
       // Live tokens come from the worker running each model call (ARCHITECTURE.md#live-tokens).
       const messages = handle.messages({ includePartialMessages: mapped.session.includePartialMessages ?? false });
       for await (const m of untilAborted(messages, ended.signal)) {
         if (responder && m.type === 'system' && m.subtype === 'permission_request') responder.handle(requestFromEvent(m));
+        if (hookAnswers && m.type === 'system' && m.subtype === 'hook_request') hookAnswers.handle(hookRequestFromEvent(m));
         if (mapped.stderr) reportDiagnostic(m, mapped.stderr);
         // Our own events (isDurableAgentEvent) travel in the same stream: SDK consumers skip
         // subtypes they do not know.
         yield m;
         if (m.type === 'result') inputs?.answered();
+      }
+      // SessionEnd hooks fire after the last result, when the stream has ended: answer them until the session closes.
+      if (hookAnswers && hooks?.SessionEnd && !ended.signal.aborted) {
+        await pollHookRequests(handle, hookAnswers, { signal: ended.signal, pollMs: 100 });
+        await hookAnswers.settled();
       }
     } finally {
       answering.abort();

@@ -99,6 +99,10 @@ export function renderMessage(message: SessionEvent, opts: RenderOptions): strin
           }[m.behavior];
           return [paint(c, m.behavior === 'allow' ? 'green' : 'yellow', `  ${m.request_id} ${how}${rules}`)];
         }
+        case 'hook_request':
+          return [
+            paint(c, 'dim', `… ${m.hook_event} callback hook waits for its client (${m.request_id}, up to ${m.timeout_ms / 1000} s)`),
+          ];
         case 'model_changed':
           return [paint(c, 'magenta', `⇄ model ${m.previous_model} → ${m.model} (${m.reason})`)];
         case 'warning':

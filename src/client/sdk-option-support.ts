@@ -35,7 +35,7 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   fallbackModel: yes("one model, tried when the primary's retries are exhausted; a comma-separated list is refused"),
   forkSession: yes('with `resume`/`continue`: the conversation continues under a new session id'),
   hooks: yes(
-    "command hooks (`{ type: 'command', command }`) run on the tools worker; a callback is refused: register code hooks on the worker (`createWorker({ hooks })`)",
+    "callbacks (`HookCallback`) for PreToolUse, PostToolUse, PostToolUseFailure, UserPromptSubmit, Stop, SubagentStart, SubagentStop, SessionStart, SessionEnd and PreCompact are called in this process: the session asks it (`system/hook_request`) and waits durably — through a worker crash, or for another client (`answerHooks`) — up to the matcher’s `timeout` (default 60 s); unanswered, a PreToolUse call is denied and other events go on without it. Command hooks (`{ type: 'command', command }`) run on the tools worker. Other events are refused by name",
   ),
   includePartialMessages: yes(
     '`stream_event`s as the model streams, read from the worker that runs the call, never from history; a retried call starts again with its own `message_start`',

@@ -6,11 +6,11 @@
 import path from 'node:path';
 import { ConfigError } from '../shared/config-error';
 import type { SessionOptions } from '../shared/config';
-import type { HooksSettings } from '../shared/permissions/settings';
 import { HARMLESS_VALUES, OPTION_SUPPORT } from './sdk-option-support';
 import type { ConnectOptions } from './client';
 import type { CanUseTool } from './permissions';
-import type { CommandHook, QueryHookMatcher, Options, SDKOptions, SystemPromptOption } from './sdk-types';
+import { splitHooks, type HookCallbackTable, type SplitHooks } from './hook-callbacks';
+import type { Options, SDKOptions, SystemPromptOption } from './sdk-types';
 
 /** What `query()` needs besides the session's own options. */
 export interface MappedOptions {
@@ -26,6 +26,8 @@ export interface MappedOptions {
   abortController?: AbortController;
   stderr?: (data: string) => void;
   canUseTool?: CanUseTool;
+  /** The functions of `hooks`, answered by this client; the session carries their declaration (`clientHooks`). */
+  hookCallbacks?: HookCallbackTable;
   connection?: ConnectOptions;
   client?: Options['client'];
 }
@@ -73,6 +75,9 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
   if (o.continue && o.resume !== undefined)
     throw new ConfigError('continue: cannot be combined with resume (the SDK makes them exclusive too)', 'continue');
   const forkAt = o.resumeSessionAt === undefined ? undefined : checkResumeSessionAt(o);
+  if ((o as { clientHooks?: unknown }).clientHooks !== undefined)
+    throw new ConfigError('clientHooks: query() declares it from the functions in `hooks`; pass the callbacks there', 'clientHooks');
+  const hooks: SplitHooks | undefined = o.hooks === undefined ? undefined : splitHooks(o.hooks);
   const thinkingTokens = thinkingBudget(o);
   const asAgent = o.agent === undefined ? {} : mainThreadAgent(o);
   // Our own options (interactive, retry, compaction, …) go through as they are; parseSessionConfig validates them.
@@ -90,7 +95,8 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
     ...(o.env !== undefined ? { env: definedValues(o.env) } : {}),
     ...(o.systemPrompt !== undefined ? { systemPrompt: mapSystemPrompt(o.systemPrompt) } : {}),
     ...(Array.isArray(o.tools) ? { tools: o.tools } : {}),
-    ...(o.hooks !== undefined ? { hooks: commandHooks(o.hooks) } : {}),
+    ...(hooks ? { hooks: hooks.commands } : {}),
+    ...(hooks?.declaration ? { clientHooks: hooks.declaration } : {}),
     ...(mcpServers !== undefined ? { mcpServers } : {}),
     ...(typeof o.settings === 'string' ? { settingsFile: o.settings } : {}),
     ...asAgent,
@@ -103,6 +109,7 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
     ...(o.abortController ? { abortController: o.abortController } : {}),
     ...(o.stderr ? { stderr: o.stderr } : {}),
     ...(o.canUseTool ? { canUseTool: o.canUseTool } : {}),
+    ...(hooks?.callbacks ? { hookCallbacks: hooks.callbacks } : {}),
     ...(o.connection ? { connection: o.connection } : {}),
     ...(o.client ? { client: o.client } : {}),
   };
@@ -233,24 +240,6 @@ function mapSystemPrompt(sp: SystemPromptOption): NonNullable<SessionOptions['sy
       'our coding prompt keeps cwd and date in the system prompt; pass your own string instead',
     );
   return { type: 'preset', preset: sp.preset, ...(sp.append !== undefined ? { append: sp.append } : {}) };
-}
-
-/** Command hooks pass as settings-shaped hooks; a callback is refused by name: code hooks are registered on the worker. */
-function commandHooks(hooks: Partial<Record<string, QueryHookMatcher[]>>): HooksSettings {
-  const out: Record<string, { matcher?: string; hooks: CommandHook[] }[]> = {};
-  for (const [event, matchers] of Object.entries(hooks)) {
-    out[event] = (matchers ?? []).map((m) => {
-      if (m.hooks.some((h) => typeof h === 'function')) {
-        throw refuse(
-          `hooks.${event} (a callback)`,
-          "a code hook runs on the worker: register it there (createWorker({ hooks })); command hooks ({ type: 'command', command }) work here",
-        );
-      }
-      if (m.timeout !== undefined) throw refuse(`hooks.${event}.timeout`, 'give each command hook its own timeout');
-      return { ...(m.matcher !== undefined ? { matcher: m.matcher } : {}), hooks: m.hooks as CommandHook[] };
-    });
-  }
-  return out as HooksSettings;
 }
 
 function definedValues(env: Record<string, string | undefined>): Record<string, string> {

@@ -69,14 +69,21 @@ export interface CommandHook {
 }
 
 /**
- * `query()` runs command hooks. A function (the SDK's `HookCallback`) is typed here so SDK-typed
- * options compile, and refused by name at run time: code hooks are registered on the worker
- * (`createWorker({ hooks })`), where they run.
+ * `options.hooks`' matchers: the SDK's callbacks (`HookCallback`, called by this process for each
+ * `system/hook_request` the session sends: ARCHITECTURE.md#callback-hooks) and our command hooks,
+ * run on the tools worker. The callback type is wide so SDK-typed callbacks compile unchanged.
  */
 export interface QueryHookMatcher {
   matcher?: string;
   hooks: (CommandHook | ((...args: never[]) => unknown))[];
+  /** Seconds the session waits for this matcher's callbacks (default 60); not with command hooks. */
   timeout?: number;
+  /**
+   * A callback that throws, returns invalid output or does not answer in time: `'continue'` (the
+   * default) is a non-blocking error; `'block'` blocks a UserPromptSubmit prompt. A PreToolUse
+   * call is denied either way (a guard never fails open here); ignored on Stop and SubagentStop.
+   */
+  onFailure?: 'continue' | 'block';
 }
 
 export type ThinkingConfig =
@@ -178,7 +185,7 @@ export interface SDKOptions {
 /** Session options of ours that the SDK does not have (validated by `parseSessionConfig`). */
 export type DurableAgentOptions = Omit<
   SessionOptions,
-  keyof SDKOptions | 'prompt' | 'platform' | 'startedAt' | 'batchId' | 'settingsFile'
+  keyof SDKOptions | 'prompt' | 'platform' | 'startedAt' | 'batchId' | 'settingsFile' | 'clientHooks'
 > & {
   /** Where the Temporal server is (default: TEMPORAL_* variables / the default profile). */
   connection?: ConnectOptions;

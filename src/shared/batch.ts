@@ -64,6 +64,12 @@ export function parseJob(raw: unknown, opts: { index: number; batchId: string; p
   for (const key of RESERVED) {
     if (key in rest) throw new JobError(`${key}: not allowed in a batch job (the batch sets it)`, key);
   }
+  if ('clientHooks' in rest) {
+    throw new JobError(
+      'clientHooks: not allowed in a batch job: callback hooks are answered by the program that called query(), and a batch has none; use command hooks (hooks)',
+      'clientHooks',
+    );
+  }
   // The one rule for a session's env (src/shared/secret-env.ts): dropped entries are named in the
   // job's envDropped (the session's start warning and the submitting CLI's stderr), never sent.
   const screened = screenSessionEnv(rest.env as Record<string, string | undefined> | undefined);

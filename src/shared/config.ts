@@ -8,6 +8,7 @@ import { CompactionConfig } from './compaction-config';
 import { ConfigError } from './config-error';
 import { PermissionRuleList } from './permissions/rules';
 import { HooksSettings } from './permissions/settings';
+import { ClientHooks } from './client-hooks-config';
 import { PermissionMode } from './permission-mode';
 import { SandboxOption } from './sandbox';
 import { McpServersOption, refuseMcpSecretsAsRecorded } from './mcp';
@@ -127,6 +128,13 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
       permissionTimeoutMs: z.number().int().positive().optional(),
       /** Command hooks, shaped like Claude Code's settings `hooks` (ARCHITECTURE.md#hooks). */
       hooks: HooksSettings.default({}),
+      /**
+       * Callback hooks held by the client that started the session (`query()`'s function hooks):
+       * per event, each matcher, its timeout and how many callbacks it has — never a function. The
+       * session asks that client (`system/hook_request`) and waits for its `respondToHook` answer
+       * (ARCHITECTURE.md#callback-hooks).
+       */
+      clientHooks: ClientHooks.optional(),
       /** Settings files read on the tools worker: user (~/.claude/settings.json), project and local (<cwd>/.claude/…). */
       settingSources: z.array(z.enum(['user', 'project', 'local'])).default([]),
       /** A settings file on the tools worker (`--settings FILE`), above the sources above. */

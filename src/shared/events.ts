@@ -19,6 +19,8 @@ import type { PermissionMode } from './config';
 import type { ApiErrorCategory, SDKApiMessage, SDKModelUsage, SDKUsage, SDKUserContentBlock, UUID } from './sdk-shapes';
 import type { NeverSentSDKMessage } from './sdk-messages';
 import type { Verdict, VerifyReport, WorkspaceReport } from './workspace';
+import type { HookEvent } from './permissions/settings';
+import type { HookInput } from './hook-callbacks';
 
 export type {
   ApiErrorCategory,
@@ -243,6 +245,29 @@ export interface PermissionResolvedMessage extends Base {
   rules_added: string[];
 }
 
+/**
+ * A callback hook waits for the client that declared it (`clientHooks`; ARCHITECTURE.md#callback-hooks):
+ * call the matcher's callbacks with `hook_input` and `tool_use_id`, and answer with `respondToHook`
+ * on the session `request_session_id` — the session's own id, or a subagent's whose events joined
+ * this stream. Each callback's outcome then shows as a `hook_response`.
+ */
+export interface HookRequestMessage extends Base {
+  type: 'system';
+  subtype: 'hook_request';
+  request_id: string;
+  /** The session that holds the request and takes the answer. */
+  request_session_id: string;
+  hook_event: HookEvent;
+  /** Which of the event's matchers that have callbacks (counted in `options.hooks[event]` order, command-only matchers skipped). */
+  matcher_index: number;
+  /** The SDK's hook input for the event: the callbacks' first argument. */
+  hook_input: HookInput;
+  /** The callbacks' second argument: the tool call's id for tool events. */
+  tool_use_id?: string;
+  /** How long the session waits for the answer; then the hook counts as failed (a PreToolUse call is denied). */
+  timeout_ms: number;
+}
+
 /** The session's model changed: `setModel()` (`set_model`), or the primary's retries ran out and `fallbackModel` took over (`fallback`). */
 export interface ModelChangedMessage extends Base {
   type: 'system';
@@ -287,6 +312,7 @@ export interface WorkspaceRestoredMessage extends Base {
 export type DurableAgentEvent =
   | PermissionRequestMessage
   | PermissionResolvedMessage
+  | HookRequestMessage
   | ModelChangedMessage
   | LoopDetectedMessage
   | WarningMessage
@@ -305,6 +331,7 @@ export type QueryMessage = SDKMessage | DurableAgentEvent;
 const DURABLE_AGENT_SUBTYPES: ReadonlySet<string> = new Set<DurableAgentEvent['subtype']>([
   'permission_request',
   'permission_resolved',
+  'hook_request',
   'model_changed',
   'loop_detected',
   'warning',

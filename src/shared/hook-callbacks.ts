@@ -22,6 +22,7 @@ export interface BaseHookInput {
   cwd: string;
   prompt_id?: string;
   permission_mode?: string;
+  /** Set when the hook fires inside a subagent: its session id (= workflow id) and its name in `agents`. */
   agent_id?: string;
   agent_type?: string;
   effort?: { level: string };

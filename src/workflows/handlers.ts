@@ -5,6 +5,7 @@
 import { CancellationScope, setHandler } from '@temporalio/workflow';
 import * as api from '../shared/api';
 import { answerProblem, pendingPermissionsQuery, respondToPermissionUpdate } from '../shared/approvals';
+import { hookAnswerProblem, pendingHookRequestsQuery, recordedAnswer, respondToHookUpdate } from '../shared/client-hooks';
 import { PermissionMode } from '../shared/config';
 import type { EventLog, LoopState } from './state';
 import { sessionTurn, usageView } from './state';
@@ -155,6 +156,23 @@ export function installHandlers(s: SessionControl): void {
     },
   );
   setHandler(pendingPermissionsQuery, () => state.approvals.pending.filter((p) => state.approvals.answers[p.requestId] === undefined));
+
+  // Callback hooks (ARCHITECTURE.md#callback-hooks): the answer is taken by the hook waiting for it.
+  const openHookRequests = () => (state.hookRequests?.pending ?? []).filter((p) => state.hookRequests!.answers[p.requestId] === undefined);
+  setHandler(
+    respondToHookUpdate,
+    (answer) => {
+      state.hookRequests!.answers[answer.requestId] = recordedAnswer(answer);
+      return { applied: true as const };
+    },
+    {
+      validator: (answer) => {
+        const problem = hookAnswerProblem(answer, openHookRequests());
+        if (problem) throw new Error(problem);
+      },
+    },
+  );
+  setHandler(pendingHookRequestsQuery, openHookRequests);
 
   setHandler(api.usageQuery, () => usageView(state));
   setHandler(api.turnCountQuery, () => state.turnCount);

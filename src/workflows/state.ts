@@ -14,6 +14,7 @@ import { toUuid, type ModelUsageEntry, type NewEvent, type ResultMessage, type S
 import { emptyUsage, type AssistantReply, type Message, type Usage } from '../shared/messages';
 import type { ToolSpec } from '../shared/tools';
 import type { PendingPermission, PermissionAnswer } from '../shared/approvals';
+import type { HookAnswer, PendingHookRequest } from '../shared/client-hooks';
 import type { SessionSettings } from '../shared/hooks';
 import { normalizePath } from '../shared/tools';
 import { sdkModelUsage, sdkToolInput, sdkUsage } from '../shared/sdk-shapes';
@@ -99,6 +100,11 @@ export interface LoopState {
   indexed: { status: string; model: string; turns: number };
   turn: TurnRecord;
   approvals: Approvals;
+  /**
+   * Callback hooks waiting for the client's answer (ARCHITECTURE.md#callback-hooks): absent until a
+   * session with `clientHooks` first asks, and in states carried by older workers.
+   */
+  hookRequests?: HookRequests;
   /** null: a session started before settings were loaded (or its recorded history). */
   settings: SessionSettings | null;
   /** Subagents started by `Task` (ARCHITECTURE.md#subagents); absent in states carried by older workers. */
@@ -162,6 +168,13 @@ export interface Approvals {
   nextId: number;
   /** Allow rules added by answers given with `always`. */
   sessionAllowRules: string[];
+}
+
+/** Hook requests to the client: pending, and answers received but not yet taken by the waiting hook. */
+export interface HookRequests {
+  pending: PendingHookRequest[];
+  answers: Record<string, HookAnswer>;
+  nextId: number;
 }
 
 export function noApprovals(): Approvals {

@@ -102,6 +102,8 @@ export function childOptions(
     heartbeatTimeoutMs: cfg.heartbeatTimeoutMs,
     ...(cfg.permissionTimeoutMs !== undefined ? { permissionTimeoutMs: cfg.permissionTimeoutMs } : {}),
     hooks: cfg.hooks,
+    // A subagent's callback hooks are answered by the same client: its requests join the parent's stream.
+    ...(cfg.clientHooks ? { clientHooks: cfg.clientHooks } : {}),
     settingSources: cfg.settingSources,
     ...(cfg.settingsFile ? { settingsFile: cfg.settingsFile } : {}),
     maxStopHookContinuations: cfg.maxStopHookContinuations,

@@ -76,3 +76,18 @@ test('resume refuses a session that is still running (without --fork) and an unk
   expect(unknown.code).toBe(2);
   expect(unknown.stderr).toMatch(/no session with id nobody-/);
 });
+
+test('resume of a session with callback hooks is refused: only the program that declared them can answer', async () => {
+  const id = `with-callbacks-${RUN}`;
+  const handle = await h.start(
+    { name: 'with-callbacks', turns: [turn.text('answered')] },
+    // PreCompact never fires here: the session ends without asking anyone.
+    { sessionId: id, clientHooks: { PreCompact: [{ hooks: 1 }] } },
+  );
+  expect(await handle.result()).toMatchObject({ subtype: 'success' });
+  const again = await cli(['resume', id, 'more'], { env: h.env });
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain(
+    `session ${id} has callback hooks (clientHooks: PreCompact), which only the program that started it with query() can answer; the CLI cannot`,
+  );
+});

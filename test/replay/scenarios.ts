@@ -241,6 +241,47 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
     expect: { subtype: 'success' },
   },
   {
+    name: 'callback-hooks',
+    covers:
+      'callback hooks (clientHooks): hook requests answered by respondToHook updates — PreToolUse allow and deny, PostToolUse context — and a UserPromptSubmit request left to time out',
+    scenarios: () => [
+      {
+        name: 'callback-hooks',
+        turns: [turn.tool('Bash', { command: 'echo allowed' }), turn.tool('Bash', { command: 'rm -rf nothing' }), turn.text('Hooked.')],
+      },
+    ],
+    options: {
+      clientHooks: {
+        UserPromptSubmit: [{ hooks: 1, timeout: 1 }],
+        PreToolUse: [{ matcher: 'Bash', hooks: 1 }],
+        PostToolUse: [{ hooks: 1 }],
+      },
+    },
+    async drive({ handle }) {
+      // The client's part: answer each PreToolUse and PostToolUse request; leave UserPromptSubmit to its timeout.
+      const answered = new Set<string>();
+      while (await handle.isOpen()) {
+        for (const p of await handle.pendingHookRequests().catch(() => [])) {
+          if (p.event === 'UserPromptSubmit' || answered.has(p.requestId)) continue;
+          answered.add(p.requestId);
+          const command = String((p.input as { tool_input?: { command?: string } }).tool_input?.command);
+          const output =
+            p.event === 'PostToolUse'
+              ? { hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'Checked by the client.' } }
+              : {
+                  hookSpecificOutput: {
+                    hookEventName: 'PreToolUse',
+                    permissionDecision: command.startsWith('rm') ? ('deny' as const) : ('allow' as const),
+                  },
+                };
+          await handle.respondToHook({ requestId: p.requestId, results: [{ output }] });
+        }
+        await sleep(50);
+      }
+    },
+    expect: { subtype: 'success' },
+  },
+  {
     name: 'continue-as-new',
     covers: 'continue-as-new between turns (continueAsNewEveryTurns), the carried state read back by the next run',
     scenarios: () => [

@@ -6,7 +6,7 @@
  * alias's `.d.ts`, so the same checks run against each version. Used by
  * test/types/sdk-conformance.test.ts and scripts/bump-sdk-newest.ts.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -40,7 +40,8 @@ export function sdksUnderTest(root = ROOT): SdkUnderTest[] {
         types: string;
       };
       if (installed.name !== SDK) throw new Error(`${dependency} is installed as ${installed.name}, not ${SDK}: run npm ci`);
-      return { dependency, version: installed.version, types: path.join(dir, installed.types) };
+      // Real path: TypeScript resolves through a symlinked node_modules (a git worktree sharing one) to it.
+      return { dependency, version: installed.version, types: realpathSync(path.join(dir, installed.types)) };
     });
 }
 

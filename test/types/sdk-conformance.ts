@@ -133,6 +133,9 @@ holds<Same<Ours.PermissionMode, SDK.PermissionMode>>();
 export type PermissionResultAccepted = Conforms<SDK.PermissionResult, Ours.PermissionResult>;
 export type CanUseToolAccepted = Conforms<SDK.CanUseTool, Ours.CanUseTool>;
 export type UserInputAccepted = Conforms<SDK.SDKUserMessage, Ours.SDKUserMessage>;
+// Callback hooks: the SDK's matchers are accepted, and the input we give a callback is one the SDK's callbacks take.
+export type HookMatcherAccepted = Conforms<SDK.HookCallbackMatcher, Ours.QueryHookMatcher>;
+export type HookInputConforms = Conforms<Ours.HookInput, SDK.HookInput>;
 
 // Query: every method has the SDK's signature, so ours stands wherever the SDK's is expected once
 // our own events are set aside: they are all that tells the two apart (README "Query methods").
@@ -311,6 +314,9 @@ export async function narrowsOnEverySdkMessage(): Promise<unknown[]> {
             break;
           case 'permission_resolved':
             seen.push(m.behavior);
+            break;
+          case 'hook_request':
+            seen.push(m.request_session_id, m.hook_input.hook_event_name);
             break;
           case 'model_changed':
             seen.push(m.previous_model, m.reason);

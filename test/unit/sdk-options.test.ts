@@ -62,9 +62,19 @@ test.each<[string, Options, RegExp]>([
   ],
   ['a fallback model list', { fallbackModel: 'a,b' }, /give one fallback model/],
   [
-    'a hook callback',
-    { hooks: { PreToolUse: [{ hooks: [async () => ({})] }] } },
-    /^option hooks.PreToolUse \(a callback\) is not supported by durable-agent: .*createWorker\(\{ hooks \}\)/,
+    'a hook event durable-agent does not fire',
+    { hooks: { Notification: [{ hooks: [async () => ({})] }] } },
+    /^option hooks.Notification is not supported by durable-agent: durable-agent does not fire Notification; the hook events it fires are PreToolUse, /,
+  ],
+  [
+    'a matcher timeout on command hooks',
+    { hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true' }], timeout: 5 }] } },
+    /^option hooks.Stop\[0\].timeout is not supported by durable-agent: give each command hook its own timeout/,
+  ],
+  [
+    'clientHooks given directly',
+    { clientHooks: { Stop: [{ hooks: 1 }] } } as never,
+    /^clientHooks: query\(\) declares it from the functions in `hooks`/,
   ],
   ['inline settings', { settings: { permissions: {} } }, /^option settings \(an inline object\) is not supported/],
   ['two thinking controls', { effort: 'low', maxThinkingTokens: 10 }, /maxThinkingTokens and effort: give one of them/],
@@ -130,6 +140,36 @@ test("a relative cwd is resolved against the caller's working directory, as the 
   expect(mapOptions({}, '/home/me/project').session.cwd).toBe('/home/me/project');
   // query() resolves against process.cwd(): `continue` looks for sessions in the resolved folder too.
   expect(mapOptions({ cwd: 'sub', continue: true }, process.cwd()).session.cwd).toBe(path.join(process.cwd(), 'sub'));
+});
+
+test('callback hooks become the session’s declaration (no functions); the functions stay with query()', () => {
+  const guard = async () => ({});
+  const audit = async () => ({});
+  const m = mapOptions(
+    {
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Bash', hooks: [guard, audit], timeout: 30 },
+          { matcher: 'Write', hooks: [{ type: 'command', command: 'check-write' }] },
+          { hooks: [{ type: 'command', command: 'log' }, audit] },
+        ],
+        UserPromptSubmit: [{ hooks: [guard], onFailure: 'block' }],
+      },
+    },
+    '/w',
+  );
+  expect(m.session.hooks).toEqual({
+    PreToolUse: [
+      { matcher: 'Write', hooks: [{ type: 'command', command: 'check-write' }] },
+      { hooks: [{ type: 'command', command: 'log' }] },
+    ],
+  });
+  expect(m.session.clientHooks).toEqual({
+    PreToolUse: [{ matcher: 'Bash', hooks: 2, timeout: 30 }, { hooks: 1 }],
+    UserPromptSubmit: [{ hooks: 1, onFailure: 'block' }],
+  });
+  expect(m.hookCallbacks).toEqual({ PreToolUse: [[guard, audit], [audit]], UserPromptSubmit: [[guard]] });
+  expect(JSON.stringify(m.session)).not.toContain('function');
 });
 
 describe('secrets in env', () => {

@@ -4,6 +4,7 @@
  */
 import * as api from '../../src/shared/api';
 import * as batch from '../../src/shared/batch';
+import { pendingHookRequestsQuery, respondToHookUpdate } from '../../src/shared/client-hooks';
 
 test('session workflow type and queues', () => {
   expect(api.WORKFLOW_TYPE).toBe('agentSession');
@@ -55,6 +56,13 @@ test('session signals, updates and queries', () => {
     'query:events',
     'query:transcript',
     'query:prompt',
+  ]);
+});
+
+test('callback hook requests: the update that answers one and the query that lists them', () => {
+  expect([respondToHookUpdate, pendingHookRequestsQuery].map((d) => `${d.type}:${d.name}`)).toEqual([
+    'update:respondToHook',
+    'query:pendingHookRequests',
   ]);
 });
 

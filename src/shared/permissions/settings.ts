@@ -233,7 +233,8 @@ export function rulesFromSettings(merged: MergedSettings): PermissionRules {
 
 const SIMPLE_MATCHER = /^[A-Za-z0-9_|]+$/;
 
-function matcherProblem(matcher: string | undefined): string | undefined {
+/** Why a hook matcher cannot be used (not a valid regular expression), or undefined. */
+export function matcherProblem(matcher: string | undefined): string | undefined {
   if (matcher === undefined || matcher === '' || matcher === '*' || SIMPLE_MATCHER.test(matcher)) return undefined;
   try {
     new RegExp(matcher);
