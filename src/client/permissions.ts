@@ -8,26 +8,9 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { answerProblem, type PendingPermission, type PermissionAnswer } from '../shared/approvals';
 import type { PermissionRequestMessage } from '../shared/events';
-import type { PermissionMode } from '../shared/permission-mode';
 
-export interface PermissionRuleValue {
-  toolName: string;
-  ruleContent?: string;
-}
-
-export type PermissionBehavior = 'allow' | 'deny' | 'ask';
-export type PermissionUpdateDestination = 'userSettings' | 'projectSettings' | 'localSettings' | 'session' | 'cliArg';
-
-/** The SDK's shape. A non-empty `updatedPermissions` answer adds the request's suggested rules to the session. */
-export type PermissionUpdate =
-  | {
-      type: 'addRules' | 'replaceRules' | 'removeRules';
-      rules: PermissionRuleValue[];
-      behavior: PermissionBehavior;
-      destination: PermissionUpdateDestination;
-    }
-  | { type: 'setMode'; mode: PermissionMode | 'auto'; destination: PermissionUpdateDestination }
-  | { type: 'addDirectories' | 'removeDirectories'; directories: string[]; destination: PermissionUpdateDestination };
+export type { PermissionBehavior, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination } from '../shared/permission-update';
+import type { PermissionRuleValue, PermissionUpdate } from '../shared/permission-update';
 
 export type PermissionResult =
   | { behavior: 'allow'; updatedInput?: Record<string, unknown>; updatedPermissions?: PermissionUpdate[]; toolUseID?: string }

@@ -6,7 +6,7 @@
  * (ARCHITECTURE.md#secrets-stay-on-workers).
  */
 import type { HookEvent } from './permissions/settings';
-import type { PermissionUpdate } from '../client/permissions';
+import type { PermissionUpdate } from './permission-update';
 
 /*
  * The inputs and outputs are the SDK's, shape for shape (test/types/sdk-conformance.ts checks each
