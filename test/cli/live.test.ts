@@ -40,9 +40,11 @@ test('run prints the reply while the model is still writing it, and prints it on
 
 test('a retried reply is marked and printed whole once more, never doubled into one line', async () => {
   const text = words(12, 'y');
-  const args = runArgs('cli-live-retry', [turn.text(text, { chunk_delay_ms: 50, faults: [{ drop_after_chunks: 5 }] })]);
-  // The retry waits 1 s (the default backoff): the cut attempt's stream is found while it runs or
-  // while its worker still keeps it.
+  // 200 ms a chunk: the cut attempt streams for about a second, so a reader slowed by a loaded
+  // machine still finds it before the cut (a call shorter than the reader's first look is not
+  // streamed: ARCHITECTURE.md#live-tokens). The retry waits 1 s (the default backoff): the cut
+  // attempt's stream is also found while its worker still keeps it.
+  const args = runArgs('cli-live-retry', [turn.text(text, { chunk_delay_ms: 200, faults: [{ drop_after_chunks: 5 }] })]);
   const r = await cli(args, { env: h.env });
   expect(r.code).toBe(0);
   const lines = r.stdout.split('\n');
