@@ -32,7 +32,7 @@ import { turn } from '../src/testing/scripted-model';
 import { checkpointsQuery } from '../src/shared/api';
 import type { SessionEvent } from '../src/shared/events';
 import { POLLER_FRESH_MS } from '../src/workflows/checkpoints';
-import { spawnWorker, type WorkerProcess } from '../test/helpers/chaos';
+import { spawnToolsHost, type WorkerProcess } from '../test/helpers/chaos';
 import { eventMs, load, machine, median, startBenchStack, table } from './lib';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -147,33 +147,14 @@ class Bench {
   private async host(name: string, env: Record<string, string>): Promise<WorkerProcess & { dir: string }> {
     const dir = path.join(this.base, name);
     mkdirSync(dir, { recursive: true });
-    const w = spawnWorker({
+    const w = spawnToolsHost({
       address: this.s.stack.address,
       modelUrl: this.s.model.url,
-      bundlePath: '',
+      taskQueue: this.s.stack.taskQueue,
       name,
-      roles: ['tools'],
-      prefix: [
-        'unshare',
-        '--mount',
-        '--uts',
-        '--propagation',
-        'private',
-        '--',
-        'sh',
-        '-c',
-        'mount --bind "$1" "$2" && hostname "$3" && shift 3 && exec "$@"',
-        'sh',
-        dir,
-        this.root,
-        name,
-      ],
-      env: {
-        DURABLE_AGENT_TASK_QUEUE: this.s.stack.taskQueue,
-        DURABLE_AGENT_WORKSPACES: this.root,
-        DURABLE_AGENT_SANDBOX: 'off',
-        ...env,
-      },
+      dir,
+      root: this.root,
+      env,
     });
     this.hosts.push(w);
     await w.ready;

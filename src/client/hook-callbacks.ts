@@ -6,7 +6,7 @@
  * said with the `respondToHook` update. The request lives in the workflow, so a client that goes
  * away before answering leaves it pending for another (`answerHooks`), until its timeout.
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { onceEachResponder, sendAnswer, sleep, type Responder } from './responder';
 import { ConfigError } from '../shared/config-error';
 import type { ClientHookMatcher, ClientHooks, HookAnswer, HookCallbackResult, PendingHookRequest } from '../shared/client-hooks';
 import { HOOK_EVENTS, type HookEvent } from '../shared/permissions/settings';
@@ -175,14 +175,8 @@ export interface HookSession {
   isOpen(): Promise<boolean>;
 }
 
-export interface HookResponder {
-  /** Call the request's callbacks and send their results (once per request). */
-  handle(request: HookRequestLike): void;
-  /** Every answer started so far has been sent, refused, or abandoned. */
-  settled(): Promise<void>;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Calls a request's callbacks and sends their results (once per request). */
+export type HookResponder = Responder<HookRequestLike>;
 
 /** Answers hook requests with `table`'s callbacks until `signal` aborts; then nothing more is sent. */
 export function hookResponder(
@@ -190,8 +184,6 @@ export function hookResponder(
   table: HookCallbackTable,
   signal: AbortSignal,
 ): HookResponder {
-  const started = new Set<string>();
-  const inFlight = new Set<Promise<void>>();
   const answerOne = async (request: HookRequestLike) => {
     const fns = table[request.event]?.[request.matcherIndex];
     // Not ours (another client's declaration): leave it to that client.
@@ -201,32 +193,16 @@ export function hookResponder(
     const session = await sessionFor(request.sessionId).catch(() => undefined);
     if (session) await send(session, { requestId: request.requestId, results }, signal);
   };
-  return {
-    handle(request) {
-      const key = `${request.sessionId}\n${request.requestId}`;
-      if (signal.aborted || started.has(key)) return;
-      started.add(key);
-      const p = answerOne(request).finally(() => inFlight.delete(p));
-      inFlight.add(p);
-    },
-    async settled() {
-      while (inFlight.size) await Promise.allSettled([...inFlight]);
-    },
-  };
+  return onceEachResponder((r) => `${r.sessionId}\n${r.requestId}`, answerOne, signal);
 }
 
-/** Send one answer; refused (answered already, timed out, session gone) is fine; a lost connection is retried. */
-async function send(session: HookSession, answer: HookAnswer, signal: AbortSignal): Promise<void> {
-  for (let delay = 250; !signal.aborted; delay = Math.min(delay * 2, 5_000)) {
-    try {
-      await session.respondToHook(answer);
-      return;
-    } catch (e) {
-      if (e instanceof WorkflowUpdateFailedError || e instanceof WorkflowNotFoundError) return;
-      if (!(await session.isOpen().catch(() => true))) return;
-      await sleep(delay);
-    }
-  }
+/** Send one answer; refused (answered already, timed out, session gone) is fine. */
+function send(session: HookSession, answer: HookAnswer, signal: AbortSignal): Promise<void> {
+  return sendAnswer(
+    () => session.respondToHook(answer),
+    () => session.isOpen(),
+    signal,
+  );
 }
 
 /**

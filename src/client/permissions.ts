@@ -5,7 +5,7 @@
  * before answering leaves it pending for any other client; when two clients answer, the first
  * answer is applied and the second is refused, which is not an error here.
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { onceEachResponder, sendAnswer, sleep, type Responder as GenericResponder } from './responder';
 import { answerProblem, type PendingPermission, type PermissionAnswer } from '../shared/approvals';
 import type { PermissionRequestMessage } from '../shared/events';
 
@@ -98,19 +98,11 @@ export function answerFor(request: PermissionRequestLike, result: PermissionResu
     : answer;
 }
 
-export interface Responder {
-  /** Call canUseTool for this request and send the answer (once per request id). */
-  handle(request: PermissionRequestLike): void;
-  /** Every answer started so far has been sent, refused, or abandoned. */
-  settled(): Promise<void>;
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Calls canUseTool for a request and sends the answer (once per request id). */
+export type Responder = GenericResponder<PermissionRequestLike>;
 
 /** Answers requests with `canUseTool` until `signal` aborts; then nothing more is sent. */
 export function permissionResponder(session: PermissionSession, canUseTool: CanUseTool, signal: AbortSignal): Responder {
-  const started = new Set<string>();
-  const inFlight = new Set<Promise<void>>();
   const answerOne = async (request: PermissionRequestLike) => {
     let result: PermissionResult | null;
     try {
@@ -133,31 +125,16 @@ export function permissionResponder(session: PermissionSession, canUseTool: CanU
     if (signal.aborted) return;
     await send(session, answerFor(request, result), signal);
   };
-  return {
-    handle(request) {
-      if (signal.aborted || started.has(request.requestId)) return;
-      started.add(request.requestId);
-      const p = answerOne(request).finally(() => inFlight.delete(p));
-      inFlight.add(p);
-    },
-    async settled() {
-      while (inFlight.size) await Promise.allSettled([...inFlight]);
-    },
-  };
+  return onceEachResponder((r) => r.requestId, answerOne, signal);
 }
 
-/** Send one answer; refused (another client answered first, or the session moved on) is fine; a lost connection is retried. */
-async function send(session: PermissionSession, answer: PermissionAnswer, signal: AbortSignal): Promise<void> {
-  for (let delay = 250; !signal.aborted; delay = Math.min(delay * 2, 5_000)) {
-    try {
-      await session.respond(answer);
-      return;
-    } catch (e) {
-      if (e instanceof WorkflowUpdateFailedError || e instanceof WorkflowNotFoundError) return;
-      if (!(await session.isOpen().catch(() => true))) return;
-      await sleep(delay);
-    }
-  }
+/** Send one answer; refused (another client answered first, or the session moved on) is fine. */
+function send(session: PermissionSession, answer: PermissionAnswer, signal: AbortSignal): Promise<void> {
+  return sendAnswer(
+    () => session.respond(answer),
+    () => session.isOpen(),
+    signal,
+  );
 }
 
 /**

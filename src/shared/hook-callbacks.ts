@@ -60,20 +60,8 @@ export interface SessionCronSummary {
   prompt: string;
 }
 
-export type SDKAssistantMessageError =
-  | 'authentication_failed'
-  | 'oauth_org_not_allowed'
-  | 'account_on_hold'
-  | 'verification_required'
-  | 'billing_error'
-  | 'rate_limit'
-  | 'overloaded'
-  | 'invalid_request'
-  | 'model_not_found'
-  | 'server_error'
-  | 'unknown'
-  | 'max_output_tokens'
-  | 'cloud_credential_error';
+export type { SDKAssistantMessageError } from './sdk-shapes';
+import type { SDKAssistantMessageError } from './sdk-shapes';
 
 export type ExitReason = 'clear' | 'resume' | 'logout' | 'prompt_input_exit' | 'other';
 

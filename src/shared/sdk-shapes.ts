@@ -9,7 +9,7 @@ import type { AssistantReply, ContentBlock, ModelUsageEntry, StopReason, TextBlo
 /** The SDK's `UUID` (node:crypto's template type); the event log stamps every message with one. */
 export type UUID = `${string}-${string}-${string}-${string}-${string}`;
 
-/** The SDK's categories of a failed model call (`SDKAssistantMessageError`). */
+/** The categories of a failed model call we tell apart (of the SDK's `SDKAssistantMessageError`). */
 export type ApiErrorCategory =
   | 'authentication_failed'
   | 'billing_error'
@@ -20,6 +20,10 @@ export type ApiErrorCategory =
   | 'server_error'
   | 'unknown'
   | 'max_output_tokens';
+
+/** The SDK's full list; the ones besides ours name account and credential states we never see. */
+export type SDKAssistantMessageError =
+  ApiErrorCategory | 'oauth_org_not_allowed' | 'account_on_hold' | 'verification_required' | 'cloud_credential_error';
 
 /** `BetaTextBlock` / `BetaThinkingBlock` / `BetaToolUseBlock`. */
 export type SDKAssistantContentBlock =

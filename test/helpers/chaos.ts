@@ -120,6 +120,50 @@ export interface WorkerProcess {
   output(): string;
 }
 
+/**
+ * A tools worker acting as a host of its own on this machine (ARCHITECTURE.md#checkpoints): in its
+ * own mount and UTS namespaces, with `dir` bound at the workspaces root `root` (the same path on
+ * every such host) and `name` as its host name, so its host queue is its own. Needs root.
+ */
+export function spawnToolsHost(opts: {
+  address: string;
+  modelUrl: string;
+  taskQueue: string;
+  name: string;
+  dir: string;
+  root: string;
+  env?: NodeJS.ProcessEnv;
+}): WorkerProcess {
+  return spawnWorker({
+    address: opts.address,
+    modelUrl: opts.modelUrl,
+    bundlePath: '',
+    name: opts.name,
+    roles: ['tools'],
+    prefix: [
+      'unshare',
+      '--mount',
+      '--uts',
+      '--propagation',
+      'private',
+      '--',
+      'sh',
+      '-c',
+      'mount --bind "$1" "$2" && hostname "$3" && shift 3 && exec "$@"',
+      'sh',
+      opts.dir,
+      opts.root,
+      opts.name,
+    ],
+    env: {
+      DURABLE_AGENT_TASK_QUEUE: opts.taskQueue,
+      DURABLE_AGENT_WORKSPACES: opts.root,
+      DURABLE_AGENT_SANDBOX: 'off',
+      ...opts.env,
+    },
+  });
+}
+
 export function spawnWorker(opts: WorkerProcessOptions): WorkerProcess {
   const roles = opts.roles ?? ['workflow', 'model', 'tools'];
   const args = opts.script ? ['--require', 'tsx/cjs', opts.script] : [CLI, 'worker', ...(opts.roles ? ['--roles', roles.join(',')] : [])];

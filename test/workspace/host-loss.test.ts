@@ -12,7 +12,7 @@ import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
 import { checkpointsQuery, transcriptQuery } from '../../src/shared/api';
 import type { SessionEvent } from '../../src/shared/events';
-import { spawnWorker, type WorkerProcess } from '../helpers/chaos';
+import { spawnToolsHost, type WorkerProcess } from '../helpers/chaos';
 import { startHarness, type Harness } from '../helpers/harness';
 import { removeVarTmpDirs, varTmpDir } from '../helpers/outside-tmp';
 import { cli } from '../cli/helpers';
@@ -44,29 +44,7 @@ afterAll(async () => {
 async function host(name: string, env: Record<string, string>): Promise<WorkerProcess & { dir: string }> {
   const dir = path.join(base, name);
   mkdirSync(dir, { recursive: true });
-  const w = spawnWorker({
-    address: h.address,
-    modelUrl: h.model.url,
-    bundlePath: '',
-    name,
-    roles: ['tools'],
-    prefix: [
-      'unshare',
-      '--mount',
-      '--uts',
-      '--propagation',
-      'private',
-      '--',
-      'sh',
-      '-c',
-      'mount --bind "$1" "$2" && hostname "$3" && shift 3 && exec "$@"',
-      'sh',
-      dir,
-      ROOT,
-      name,
-    ],
-    env: { DURABLE_AGENT_TASK_QUEUE: h.taskQueue, DURABLE_AGENT_WORKSPACES: ROOT, DURABLE_AGENT_SANDBOX: 'off', ...env },
-  });
+  const w = spawnToolsHost({ address: h.address, modelUrl: h.model.url, taskQueue: h.taskQueue, name, dir, root: ROOT, env });
   workers.push(w);
   await w.ready;
   return Object.assign(w, { dir });
