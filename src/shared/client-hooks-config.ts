@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
-import { HOOK_EVENTS, matcherProblem, type HookEvent } from './permissions/settings';
+import { knownHookEvent, matcherProblem, type HookEvent } from './permissions/settings';
 
 /** Seconds a matcher's callbacks have when it sets no `timeout`: the SDK's (and Claude Code's) hook default. */
 export const CLIENT_HOOK_DEFAULT_TIMEOUT_S = 60;
@@ -32,14 +32,7 @@ export type ClientHookMatcher = z.infer<typeof ClientHookMatcher>;
 export const ClientHooks = sharedSchema('client-hooks.ClientHooks', () =>
   z.record(z.string(), z.array(ClientHookMatcher).min(1)).superRefine((hooks, ctx) => {
     for (const [event, matchers] of Object.entries(hooks)) {
-      if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [event],
-          message: `unknown hook event '${event}' (expected one of ${HOOK_EVENTS.join(', ')})`,
-        });
-        continue;
-      }
+      if (!knownHookEvent(event, ctx)) continue;
       matchers.forEach((m, i) => {
         const problem = matcherProblem(m.matcher);
         if (problem) ctx.addIssue({ code: 'custom', path: [event, i, 'matcher'], message: problem });

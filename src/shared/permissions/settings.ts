@@ -48,16 +48,17 @@ export const HookMatcher = sharedSchema('settings.HookMatcher', () =>
 );
 export type HookMatcher = z.infer<typeof HookMatcher>;
 
+/** True for an event we fire; otherwise an issue naming it and the events there are. */
+export function knownHookEvent(event: string, ctx: z.RefinementCtx): boolean {
+  if ((HOOK_EVENTS as readonly string[]).includes(event)) return true;
+  ctx.addIssue({ code: 'custom', path: [event], message: `unknown hook event '${event}' (expected one of ${HOOK_EVENTS.join(', ')})` });
+  return false;
+}
+
 export const HooksSettings = sharedSchema('settings.HooksSettings', () =>
   z.record(z.string(), z.array(HookMatcher)).superRefine((hooks, ctx) => {
     for (const [event, matchers] of Object.entries(hooks)) {
-      if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [event],
-          message: `unknown hook event '${event}' (expected one of ${HOOK_EVENTS.join(', ')})`,
-        });
-      }
+      knownHookEvent(event, ctx);
       matchers.forEach((m, i) => {
         const problem = matcherProblem(m.matcher);
         if (problem) ctx.addIssue({ code: 'custom', path: [event, i, 'matcher'], message: problem });
