@@ -57,6 +57,8 @@ export interface ChatRequest {
   messages: ChatCompletionMessageParam[];
   tools?: ChatCompletionTool[];
   reasoningEffort?: ReasoningEffort;
+  /** A JSON schema the reply's text must follow (`response_format`, ARCHITECTURE.md#structured-output). */
+  outputSchema?: Record<string, unknown>;
 }
 
 export interface ModelCall {
@@ -230,6 +232,9 @@ async function stream(
         stream_options: { include_usage: true },
         max_completion_tokens: call.maxOutputTokens,
         ...(request.reasoningEffort ? { reasoning_effort: request.reasoningEffort } : {}),
+        ...(request.outputSchema
+          ? { response_format: { type: 'json_schema' as const, json_schema: { name: 'structured_output', schema: request.outputSchema } } }
+          : {}),
       },
       { signal: watchdog.signal },
     );

@@ -3,6 +3,7 @@
  * one streamed call through `streamModelCall`. Their inputs carry no messages; the prompt is
  * read from the workflow (ARCHITECTURE.md#transcript-by-reference).
  */
+import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { CallModelInput, ModelActivities, ModelCatalogActivities, ModelListing } from '../shared/activities';
 import type { AssistantReply, ContentBlock } from '../shared/messages';
@@ -11,6 +12,7 @@ import { ChatStreamClient } from './chat-stream';
 import { mapFinishReason, toChatMessages, toChatTools, toToolUseBlocks } from './chat-format';
 import { streamModelCall, type ModelDeps, type ReasoningEffort } from './model-stream';
 import { summarize } from './summarize';
+import { checkStructuredOutput, outputSchemaProblem } from './output-schema';
 
 export type { ModelDeps } from './model-stream';
 
@@ -48,6 +50,8 @@ async function listModels(client: OpenAI): Promise<ModelListing[]> {
 }
 
 export async function callModel(client: ChatStreamClient, deps: ModelDeps, input: CallModelInput): Promise<AssistantReply> {
+  const schemaProblem = input.outputSchema && outputSchemaProblem(input.outputSchema);
+  if (schemaProblem) throw ApplicationFailure.nonRetryable(`outputFormat.schema: not a usable JSON schema: ${schemaProblem}`, 'BadOutputSchema');
   const reasoningEffort = reasoningEffortFor(input.maxThinkingTokens);
   const r = await streamModelCall(client, deps, {
     prompt: input,
@@ -59,6 +63,7 @@ export async function callModel(client: ChatStreamClient, deps: ModelDeps, input
         messages: toChatMessages(prompt.system, prompt.messages),
         ...(prompt.tools.length ? { tools: toChatTools(prompt.tools) } : {}),
         ...(reasoningEffort ? { reasoningEffort } : {}),
+        ...(input.outputSchema ? { outputSchema: input.outputSchema } : {}),
       };
     },
     retry: input,
@@ -69,7 +74,10 @@ export async function callModel(client: ChatStreamClient, deps: ModelDeps, input
   const content: ContentBlock[] = [];
   if (r.text) content.push({ type: 'text', text: r.text });
   content.push(...toToolUseBlocks(r.toolCalls.filter(Boolean)));
+  // A final reply (no tool calls) is the structured output: checked here, so the workflow records the verdict.
+  const final = input.outputSchema && !content.some((b) => b.type === 'tool_use');
   return {
+    ...(final ? { structured: checkStructuredOutput(r.text, input.outputSchema!) } : {}),
     id: r.id || `msg_${r.startedAt}`,
     model: input.model,
     content,

@@ -23,6 +23,7 @@ import { startConfig, startSearchAttributes } from '../shared/batch';
 import { checkPromptSize, parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
 import { droppedEnvWarning, screenSessionEnv } from '../shared/secret-env';
 import { refuseMcpSecrets } from '../shared/mcp';
+import { refuseBadOutputSchema } from '../activities/output-schema';
 import type { EventsPage, ResultMessage, SessionEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import type { CheckpointsView } from '../shared/checkpoint';
@@ -192,6 +193,7 @@ export class DurableAgentClient {
       startedAt: options.startedAt ?? new Date().toISOString(),
     });
     if (config.mcpServers) refuseMcpSecrets(config.mcpServers);
+    refuseBadOutputSchema(config.outputFormat);
     const sessionId = config.sessionId ?? (config.resume && !config.forkSession ? config.resume : `session-${randomUUID()}`);
     let handle: StartedHandle;
     try {

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { refuseBadOutputSchema } from '../activities/output-schema';
 import { ID_PATTERN, ID_RULE, JobError, parseJob, type BatchJob } from '../shared/batch';
 import { droppedEnvWarning } from '../shared/secret-env';
 
@@ -121,6 +122,7 @@ export function readJobsFile(file: string, opts: ReadJobsOptions = {}): JobsFile
     let job: BatchJob;
     try {
       job = parseJob(value, { index, batchId, platform: opts.platform ?? process.platform });
+      checkJobOutputSchema(job);
     } catch (e) {
       if (!(e instanceof JobError)) throw e;
       const top = e.field.split('.')[0]!;
@@ -145,6 +147,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 const MODEL_IN_ID = /^[A-Za-z0-9._:/-]+$/;
 
 /** The id of task `taskId` run with `model` in a multi-model batch: `TASK:MODEL`, `/` written `_`. */
+/** A job's `outputFormat` schema compiles (Ajv runs here, never in the coordinator workflow that parses jobs too). */
+function checkJobOutputSchema(job: BatchJob): void {
+  try {
+    refuseBadOutputSchema(job.options.outputFormat);
+  } catch (e) {
+    throw new JobError((e as Error).message.replace(/^invalid session config: /, ''), 'outputFormat.schema');
+  }
+}
+
 export function jobIdFor(taskId: string, model: string): string {
   return `${taskId}:${model.replace(/\//g, '_')}`;
 }

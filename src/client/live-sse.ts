@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import type { Client } from '@temporalio/client';
 import type { LoadedDataConverter } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { temporal as proto } from '@temporalio/proto';
@@ -75,4 +76,101 @@ export function liveUrlFromIdentity(runId: string, activity: PendingActivity): s
   const started = activity.state === proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
   const attempt = (activity.attempt ?? 1) - (started ? 0 : 1);
   return attempt >= 1 ? `${base}${liveStreamKey(runId, activity.activityId, attempt)}` : undefined;
+}
+
+type HistoryEvent = proto.api.history.v1.IHistoryEvent;
+
+/** Most pages of history one look reads (newest first); calls older than that were never live. */
+const MAX_PAGES = 5;
+const PAGE_SIZE = 100;
+
+export interface FinishedCalls {
+  /** The live streams of model calls that completed recently, newest first. */
+  urls: string[];
+  /** The newest history event read: the next look stops there. */
+  newestEventId: number;
+}
+
+/**
+ * The live streams of the model calls in run `runId` that completed within the last `withinMs`
+ * (or since event `afterEventId`), read from the run's history newest first: a call too short for
+ * a look at the pending activities to find is still named there — its activity id, the attempt
+ * that completed and the identity (live base URL) of the worker that ran it.
+ */
+export async function finishedCallStreams(
+  client: Client,
+  workflowId: string,
+  runId: string,
+  opts: { withinMs: number; afterEventId?: number },
+): Promise<FinishedCalls> {
+  const oldest = Date.now() - opts.withinMs;
+  const after = opts.afterEventId ?? 0;
+  const calls = new Calls(runId);
+  let newestEventId = after;
+  let token: Uint8Array | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const res = await client.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: client.options.namespace,
+      execution: { workflowId, runId },
+      maximumPageSize: PAGE_SIZE,
+      ...(token ? { nextPageToken: token } : {}),
+    });
+    for (const ev of res.history?.events ?? []) {
+      const id = Number(ev.eventId ?? 0);
+      newestEventId = Math.max(newestEventId, id);
+      // Past what was read before, or too old to be kept: done, once each call found has its start.
+      if ((id <= after || eventMs(ev) < oldest) && calls.complete) return { urls: calls.urls, newestEventId };
+      calls.read(ev, id);
+    }
+    token = res.nextPageToken?.length ? res.nextPageToken : undefined;
+    if (!token) break;
+  }
+  return { urls: calls.urls, newestEventId };
+}
+
+/** Completed activities met reading history backwards: completion, then its start, then its scheduling. */
+class Calls {
+  readonly urls: string[] = [];
+  private readonly byStart = new Map<number, { identity: string; attempt: number }>();
+  private readonly bySchedule = new Map<number, { identity: string; attempt: number }>();
+  constructor(private readonly runId: string) {}
+
+  get complete(): boolean {
+    return this.bySchedule.size === 0;
+  }
+
+  read(ev: HistoryEvent, id: number): void {
+    const completed = ev.activityTaskCompletedEventAttributes;
+    if (completed) {
+      const call = { identity: '', attempt: 1 };
+      this.byStart.set(Number(completed.startedEventId ?? 0), call);
+      this.bySchedule.set(Number(completed.scheduledEventId ?? 0), call);
+      return;
+    }
+    const start = ev.activityTaskStartedEventAttributes;
+    const call = start ? this.byStart.get(id) : undefined;
+    if (start && call) {
+      call.identity = start.identity ?? '';
+      call.attempt = start.attempt ?? 1;
+      this.byStart.delete(id);
+      return;
+    }
+    const scheduled = ev.activityTaskScheduledEventAttributes;
+    const done = scheduled ? this.bySchedule.get(id) : undefined;
+    if (!scheduled || !done) return;
+    this.bySchedule.delete(id);
+    const url = liveUrlFromIdentity(this.runId, {
+      activityType: scheduled.activityType,
+      activityId: scheduled.activityId,
+      attempt: done.attempt,
+      lastWorkerIdentity: done.identity,
+      state: proto.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+    });
+    if (url) this.urls.push(url);
+  }
+}
+
+function eventMs(ev: HistoryEvent): number {
+  const t = ev.eventTime;
+  return t ? Number(t.seconds ?? 0) * 1_000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
 }

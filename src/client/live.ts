@@ -7,12 +7,16 @@
  * Order: a call's stream starts after the event its worker saw last when it read the prompt
  * (`afterSeq`), and ends before the next `assistant` event, which is that call's whole reply. A
  * stream found only after its reply was shown is dropped.
+ *
+ * A call over before a look at the pending activities found it is found when its reply arrives:
+ * the session's history names the worker and attempt that ran it, and the worker keeps a finished
+ * stream for a minute (LIVE_STREAM_KEPT_MS), so the reply goes out after its stream all the same.
  */
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { SDKPartialAssistantMessage, SessionEvent } from '../shared/events';
-import type { LiveFrame } from '../shared/stream-events';
-import { liveUrlFromIdentity, liveUrlOf, LiveStreamGone, readLiveStream } from './live-sse';
+import { LIVE_STREAM_KEPT_MS, type LiveFrame } from '../shared/stream-events';
+import { finishedCallStreams, liveUrlFromIdentity, liveUrlOf, LiveStreamGone, readLiveStream } from './live-sse';
 import { followEvents, type FollowOptions } from './stream';
 
 /** What a session's reader yields with live tokens: the event log's messages and `stream_event`s. */
@@ -54,8 +58,17 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
   const seen = new Set<string>();
   let pushedSeq = opts.after ?? -1;
   let lastAssistantSeq = -1;
+  /** The session's own previous reply (a subagent's replies are not its calls). */
+  let lastOwnReplySeq = -1;
+  /** Where each stream that started begins (`afterSeq`). */
+  const startsAfter = new Set<number>();
   let idle = false;
   let stopped = false;
+  let runId: string | undefined;
+  /** When the page of events being shown arrived, and when the history was last read for finished calls. */
+  let pageAt = 0;
+  let historyReadAt = 0;
+  let historyReadTo: { runId: string; eventId: number } | undefined;
 
   const release = (s: Live, force = false): void => {
     if (s.released || s.dropped || s.afterSeq === undefined || (!force && pushedSeq < s.afterSeq)) return;
@@ -75,6 +88,7 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
     if (s.dropped) return;
     if (frame.type === 'start') {
       s.afterSeq = frame.afterSeq;
+      startsAfter.add(frame.afterSeq);
       s.markStarted();
       // The first reply after `afterSeq` is this call's: if one was shown already, the call is over.
       if (lastAssistantSeq > frame.afterSeq) return drop(s);
@@ -128,12 +142,37 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
       });
   };
 
+  const open = () => [...streams.values()].filter((s) => !s.dropped && !(s.finished && s.released));
+
+  /**
+   * The streams of calls that finished since the history was last read, connected: one read per
+   * page of events at most, since a read after a page arrived names every call whose reply it holds.
+   */
+  const findFinished = async (): Promise<void> => {
+    if (historyReadAt > pageAt) return;
+    historyReadAt = Date.now();
+    try {
+      runId ??= (await client.workflow.getHandle(sessionId).describe()).runId;
+      const afterEventId = historyReadTo?.runId === runId ? historyReadTo.eventId : undefined;
+      const found = await finishedCallStreams(client, sessionId, runId, { withinMs: LIVE_STREAM_KEPT_MS, afterEventId });
+      historyReadTo = { runId, eventId: found.newestEventId };
+      for (const url of found.urls) if (!seen.has(url) && !stopped) connect(url);
+    } catch (e) {
+      if (!stopped) opts.onLiveError?.(e as Error);
+    }
+  };
+
   /** Before a reply goes out: every stream of a call before it has been shown whole. */
-  const settleBefore = async (seq: number): Promise<void> => {
+  const settleBefore = async (e: SessionEvent & { type: 'assistant' }): Promise<void> => {
+    const seq = e.seq;
     const deadline = Date.now() + (opts.drainMs ?? 5_000);
-    const open = [...streams.values()].filter((s) => !s.dropped && !(s.finished && s.released));
-    await Promise.all(open.map((s) => until(s.started, deadline)));
-    for (const s of open) {
+    await Promise.all(open().map((s) => until(s.started, deadline)));
+    // The session's own call with no stream found since its previous reply: over before a look found it.
+    if (e.parent_tool_use_id === null && ![...startsAfter].some((a) => a >= lastOwnReplySeq && a < seq)) {
+      await findFinished();
+      await Promise.all(open().map((s) => until(s.started, deadline)));
+    }
+    for (const s of open()) {
       if (s.afterSeq === undefined || s.afterSeq >= seq) continue;
       release(s, true);
       await until(s.ended, deadline);
@@ -143,12 +182,17 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
 
   const history = (async () => {
     try {
-      for await (const e of followEvents(client, sessionId, { ...opts, wait: (ms) => historyWake.sleep(ms, () => stopped) })) {
+      const wait = (ms: number) => historyWake.sleep(ms, () => stopped);
+      for await (const e of followEvents(client, sessionId, { ...opts, wait, onPage: (at) => (pageAt = at) })) {
         if (stopped) break;
-        if (e.type === 'assistant') await settleBefore(e.seq);
+        if (e.type === 'assistant') await settleBefore(e);
         out.push(e);
         pushedSeq = e.seq;
         if (e.type === 'assistant') lastAssistantSeq = e.seq;
+        if (e.type === 'assistant' && e.parent_tool_use_id === null) {
+          lastOwnReplySeq = e.seq;
+          for (const a of startsAfter) if (a < e.seq) startsAfter.delete(a);
+        }
         // A new turn after a wait: look for its model call now, not at the idle pace.
         if (idle && e.type !== 'result') discoveryWake.wake();
         idle = e.type === 'result';
@@ -166,6 +210,7 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
     while (!stopped) {
       try {
         const d = await handle.describe();
+        runId = d.runId;
         for (const a of d.raw.pendingActivities ?? []) {
           const url = liveUrlFromIdentity(d.runId, a) ?? (await liveUrlOf(client.options.loadedDataConverter, a));
           if (url && !seen.has(url) && !stopped) connect(url);

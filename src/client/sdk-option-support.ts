@@ -44,7 +44,9 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   maxThinkingTokens: yes('sent as `reasoning_effort`: ≤ 4,096 `low`, ≤ 16,384 `medium`, more `high`; 0 sends nothing'),
   maxTurns: yes('model round-trips; the session ends with `error_max_turns`'),
   model: yes('any model name the OpenAI-compatible endpoint knows'),
-  outputFormat: no('no structured output (`structured_output`): ask for JSON in the prompt and parse the result text'),
+  outputFormat: yes(
+    '`json_schema`: sent to the provider as `response_format`; the final reply is checked against the schema (Ajv, drafts 07, 2019-09, 2020-12) on the model worker and is the result’s `structured_output`; a reply that does not match is sent back with why, 3 times at most, then `error_max_structured_output_retries`. A schema Ajv cannot compile is refused at start',
+  ),
   permissionMode: yes(
     '`default`, `acceptEdits`, `plan`, `dontAsk`, `bypassPermissions` (with `allowDangerouslySkipPermissions`); `auto` is refused (no permission classifier)',
   ),

@@ -54,6 +54,7 @@ const SAME_AS_SESSION = [
   'includePartialMessages',
   'sandbox',
   'agents',
+  'outputFormat',
 ] as const satisfies readonly (keyof SDKOptions & keyof SessionOptions)[];
 
 export function mapOptions(options: Options, defaultCwd: string): MappedOptions {

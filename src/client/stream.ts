@@ -21,6 +21,8 @@ export interface FollowOptions {
   closeCheckMs?: number;
   /** Waits between polls instead of a plain timer (a caller may cut the wait short). */
   wait?: (ms: number) => Promise<void>;
+  /** Called with the time each page of events arrived, before its events are yielded. */
+  onPage?: (at: number) => void;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,6 +41,7 @@ export async function* followEvents(client: Client, sessionId: string, opts: Fol
     let page: EventsPage;
     try {
       page = await queryEvents(latest, after);
+      opts.onPage?.(Date.now());
       backoffMs = pollMs;
       unansweredSince = undefined;
     } catch (e) {

@@ -26,6 +26,8 @@ export interface CallModelInput {
   withTools: boolean;
   /** A user message added to this request only, not to the transcript (the final summary). */
   appendUserText?: string;
+  /** `outputFormat`'s JSON schema: sent as `response_format`, and a final reply is checked against it. */
+  outputSchema?: Record<string, unknown>;
   /** For `system/api_retry` events: the retry policy's attempt limit. */
   maxAttempts: number;
   initialIntervalMs: number;

@@ -115,6 +115,11 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
       includePartialMessages: z.boolean().default(false),
       interactive: z.boolean().default(false),
       requireDoneTool: z.boolean().default(false),
+      /**
+       * Structured output (ARCHITECTURE.md#structured-output): the final reply is JSON matching
+       * `schema`, sent to the provider as `response_format` and checked on the model worker.
+       */
+      outputFormat: z.object({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }).strict().optional(),
       retry: RetryOptions.prefault({}),
       /** Heartbeat timeout of model and tool activities (ms): how fast a dead worker is noticed. */
       heartbeatTimeoutMs: z.number().int().min(1_000).default(DEFAULT_HEARTBEAT_TIMEOUT_MS),
@@ -244,6 +249,13 @@ export const SessionConfig = sharedSchema('config.SessionConfig', () =>
       });
     }
     if (!c.workspace && cwd === undefined) ctx.addIssue({ code: 'custom', path: ['cwd'], message: 'required (or give a workspace)' });
+    if (c.outputFormat && c.requireDoneTool) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['outputFormat'],
+        message: 'cannot be combined with requireDoneTool: the result is either the done tool’s message or the structured output',
+      });
+    }
     if (c.resumeAtTurn !== undefined && !(c.resume && c.forkSession)) {
       ctx.addIssue({
         code: 'custom',

@@ -173,10 +173,12 @@ export interface SDKResultSuccess extends ResultBase {
   subtype: 'success';
   result: string;
   errors?: never;
+  /** With `outputFormat`: the final reply parsed as JSON, checked against the schema on the model worker. */
+  structured_output?: unknown;
 }
 
 export interface SDKResultError extends ResultBase {
-  /** Never `error_max_structured_output_retries`: there is no structured output (`outputFormat` is refused). */
+  /** `error_max_structured_output_retries`: with `outputFormat`, the final reply never matched the schema. */
   subtype: 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution' | 'error_max_structured_output_retries';
   errors: string[];
   /** Ours: the last assistant text, when the turn produced one before it failed. */

@@ -87,6 +87,11 @@ export interface AssistantReply {
   costUsd: number;
   costBasis: 'table' | 'unknown';
   contextWindow: number;
+  /**
+   * With an output schema and no tool calls: the reply's text parsed and checked against it
+   * (`value`), or why it does not match (`error`).
+   */
+  structured?: { value: unknown } | { error: string };
 }
 
 export function textOf(content: Message['content']): string {

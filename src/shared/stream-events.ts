@@ -89,6 +89,12 @@ export interface LiveHeartbeat {
   live?: string;
 }
 
+/**
+ * How long a model worker keeps a finished call's stream (ms): a reader that finds the call only
+ * afterwards, in the session's history, still reads it whole.
+ */
+export const LIVE_STREAM_KEPT_MS = 60_000;
+
 /** The activities whose attempts stream live. */
 export const LIVE_ACTIVITY_TYPES: ReadonlySet<string> = new Set(['callModel']);
 

@@ -51,6 +51,8 @@ export async function callModel(deps: ModelCallDeps, withTools: boolean, appendU
       maxThinkingTokens: state.maxThinkingTokens,
       withTools,
       ...(appendUserText ? { appendUserText } : {}),
+      // Not for the final summary at maxTurns: that result is an error, its text free.
+      ...(state.config.outputFormat && withTools ? { outputSchema: state.config.outputFormat.schema } : {}),
       maxAttempts: state.config.retry.maxAttempts,
       initialIntervalMs: state.config.retry.initialIntervalMs,
       maximumIntervalMs: state.config.retry.maximumIntervalMs,

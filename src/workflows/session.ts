@@ -26,7 +26,7 @@ import { verifySpec, type WorkspaceReport } from '../shared/workspace';
 import type { AssistantReply, ToolResultBlock, ToolUseBlock } from '../shared/messages';
 import { sdkApiMessage } from '../shared/sdk-shapes';
 import { DONE_REMINDER } from '../shared/done-tool';
-import { afterTools, beforeModelCall, endsSession, exitNote, resolveTurn, type ExitReason } from './turn';
+import { afterTools, beforeModelCall, endsSession, exitNote, outputRetryNotice, resolveTurn, type ExitReason } from './turn';
 import { hasSteers, takeFollowUps, takeSteers } from './user-input';
 import { discardTruncatedToolCalls } from './tool-calls';
 import { activitiesFor, describeModelFailure, type SessionActivities } from './activity-stubs';
@@ -242,11 +242,17 @@ class Session implements SessionControl {
         ...this.turnFacts(),
         requireDoneTool: state.config.requireDoneTool,
         contextNearlyFull: context.isContextNearlyFull(state),
+        ...(state.config.outputFormat ? { output: { retries: state.turn.outputRetries ?? 0 } } : {}),
       });
       switch (step.type) {
         case 'finish':
+          if (step.structured) state.turn.structuredOutput = step.structured;
           if (step.exit === 'end_turn' && (hasSteers(state) || (await this.stopHookContinues()))) continue;
           return step.exit;
+        case 'retry_output':
+          state.turn.outputRetries = (state.turn.outputRetries ?? 0) + 1;
+          state.pendingNotices.push(outputRetryNotice(step.error));
+          continue;
         case 'remind_done':
           state.pendingNotices.push(DONE_REMINDER);
           continue;

@@ -45,6 +45,10 @@ export interface TurnRecord {
   stopHookContinuations: number;
   /** A hook answered `continue: false`: the turn ends after the current step, with this reason. */
   hookStop: string | null;
+  /** With `outputFormat`: the last final reply that matched the schema, as the result's `structured_output`. */
+  structuredOutput?: { value: unknown };
+  /** With `outputFormat`: final replies this turn that did not match, each answered with a retry. */
+  outputRetries?: number;
 }
 
 export function newTurnRecord(): TurnRecord {
@@ -401,6 +405,9 @@ export function buildResult(state: LoopState, opts: { exit: ExitReason; nowMs: n
   };
   const workspace = workspaceFields(state);
   // The SDK's success and error results are separate types: `result` on success, `errors` otherwise.
-  if (subtype === 'success') return { ...base, ...workspace, subtype, result: resultText ?? lastAssistantText(state) };
+  if (subtype === 'success') {
+    const structured = state.turn.structuredOutput ? { structured_output: state.turn.structuredOutput.value } : {};
+    return { ...base, ...workspace, subtype, result: resultText ?? lastAssistantText(state), ...structured };
+  }
   return { ...base, ...workspace, subtype, errors: [...errors], ...(resultText !== undefined ? { result: resultText } : {}) };
 }

@@ -25,7 +25,9 @@ export type ExitReason =
   /** An interactive session answered `maxRounds` user inputs; the next one ends it. */
   | 'max_rounds'
   /** The tools host holding the session's folder was lost and the folder could not be restored. */
-  | 'host_lost';
+  | 'host_lost'
+  /** With `outputFormat`: the final reply did not match the schema, again after every retry. */
+  | 'max_structured_output_retries';
 
 /**
  * Exits that end the session even when it is interactive: a limit was reached, it was cancelled,
@@ -47,6 +49,8 @@ export function resultSubtype(exit: ExitReason): ResultSubtype {
       return 'error_max_turns';
     case 'max_budget':
       return 'error_max_budget_usd';
+    case 'max_structured_output_retries':
+      return 'error_max_structured_output_retries';
     default:
       return 'error_during_execution';
   }
@@ -69,6 +73,8 @@ export function exitNote(exit: ExitReason, limits: { maxTurns?: number; maxRound
       return `Reached the maximum number of rounds (${limits.maxRounds}): this input was not answered.`;
     case 'max_budget':
       return `Reached the maximum budget ($${limits.maxBudgetUsd}).`;
+    case 'max_structured_output_retries':
+      return `The final reply did not match the output schema after ${OUTPUT_RETRIES} retries.`;
     default:
       return null;
   }
@@ -119,22 +125,41 @@ export type NextStep =
    * continue in smaller steps, call it again. If compaction does nothing, finish with `max_tokens`.
    */
   | { type: 'compact_and_continue'; otherwise: 'max_tokens' }
-  | { type: 'finish'; exit: ExitReason };
+  /** `outputFormat` and the final reply does not match the schema: say why and call the model again. */
+  | { type: 'retry_output'; error: string }
+  /** `value`: the structured output of a final reply that matched the schema. */
+  | { type: 'finish'; exit: ExitReason; structured?: { value: unknown } };
 
 export interface ReplyFacts extends TurnFacts {
   requireDoneTool: boolean;
+  /** The session has `outputFormat`; `retries`: replies of this turn that did not match so far. */
+  output?: { retries: number };
   /** Compaction is enabled and the next prompt is estimated past its threshold. */
   contextNearlyFull: boolean;
 }
 
 export const BUDGET_REFUSAL = 'Not run: the session reached its maximum budget.';
 
+/** Final replies that do not match the output schema, each answered with why, before the turn fails. */
+export const OUTPUT_RETRIES = 3;
+
+/** A worker older than `outputFormat` sends no verdict: nothing unchecked passes as the result. */
+const UNCHECKED_OUTPUT = 'the model worker did not check the reply against the schema (it predates outputFormat: upgrade it)';
+
+/** What the model is told when its final reply does not match the schema. */
+export function outputRetryNotice(error: string): string {
+  return (
+    `Your final reply must be only a JSON value that matches the output schema, with no other text. ` +
+    `It did not: ${error}. Reply again with only the JSON.`
+  );
+}
+
 /**
  * The step after a reply. `tool_use` with no tool calls counts as `end_turn`; some providers
  * answer `stop` while still returning tool calls, which are run rather than dropped. The budget
  * is checked after every reply, before its tools run.
  */
-export function resolveTurn(reply: Pick<AssistantReply, 'stop_reason' | 'content'>, f: ReplyFacts): NextStep {
+export function resolveTurn(reply: Pick<AssistantReply, 'stop_reason' | 'content' | 'structured'>, f: ReplyFacts): NextStep {
   const calls = reply.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
   switch (reply.stop_reason) {
     case 'max_tokens':
@@ -146,8 +171,15 @@ export function resolveTurn(reply: Pick<AssistantReply, 'stop_reason' | 'content
       if (calls.length > 0) {
         return overBudget(f) ? { type: 'refuse_tools', calls, exit: 'max_budget', reason: BUDGET_REFUSAL } : { type: 'run_tools', calls };
       }
-      return f.requireDoneTool ? { type: 'remind_done' } : { type: 'finish', exit: 'end_turn' };
+      if (f.requireDoneTool) return { type: 'remind_done' };
+      return f.output ? finalOutput(reply.structured, f.output.retries) : { type: 'finish', exit: 'end_turn' };
   }
+}
+
+function finalOutput(check: AssistantReply['structured'], retries: number): NextStep {
+  if (check && 'value' in check) return { type: 'finish', exit: 'end_turn', structured: { value: check.value } };
+  if (retries >= OUTPUT_RETRIES) return { type: 'finish', exit: 'max_structured_output_retries' };
+  return { type: 'retry_output', error: check?.error ?? UNCHECKED_OUTPUT };
 }
 
 /** After a turn's tools have answered; null means call the model again. */

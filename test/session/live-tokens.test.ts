@@ -117,6 +117,45 @@ test('query() with includePartialMessages yields stream_events while the model s
   expect(hist).toContain('w19'); // (the reply itself is there, once per call, as the activity result)
 });
 
+test('calls shorter than a look for them still reach the reader whole, each before its reply, once', async () => {
+  // Four calls that stream no slower than the model server can send: each is over before the
+  // reader's next look at the session's pending activities (every 100 ms), so each is found
+  // after its reply arrives, from the session's history, and read from the kept stream.
+  const calls = 4;
+  const handle = await h.start(
+    {
+      name: 'live-short',
+      turns: [
+        ...Array.from({ length: calls - 1 }, (_, i) =>
+          turn.tools([{ name: 'Glob', arguments: { pattern: `*${i}` } }], { text: `step${i}` }),
+        ),
+        turn.text('short one'),
+      ],
+    },
+    {},
+  );
+  const messages: QueryMessage[] = [];
+  // A slow look, so no call can be found while it runs: what arrives comes from the history.
+  for await (const m of handle.messages({ includePartialMessages: true, livePollMs: 60_000, idlePollMs: 60_000, pollMs: 20 })) {
+    messages.push(m);
+  }
+  h.model.assertConsumed('live-short');
+  const found = streamsBeforeReplies(messages);
+  expect(found).toHaveLength(calls);
+  for (const { reply, events } of found) {
+    expect(events[0]).toMatchObject({ type: 'message_start', message: { id: reply.message.id } });
+    expect(events.filter((e) => e.type === 'message_start')).toHaveLength(1);
+    expect(events.at(-1)).toEqual({ type: 'message_stop' });
+    expect(deltas(events)).toBe(textOf(reply));
+  }
+  expect(deltas(found.at(-1)!.events)).toBe('short one');
+
+  // A reader that comes while the worker still keeps the streams (60 s) reads them the same way.
+  const late: QueryMessage[] = [];
+  for await (const m of handle.messages({ includePartialMessages: true, livePollMs: 60_000, idlePollMs: 60_000 })) late.push(m);
+  expect(streamsBeforeReplies(late).map(({ events }) => deltas(events))).toEqual(found.map(({ events }) => deltas(events)));
+});
+
 test('a stream cut mid-reply is retried: the restart is announced and no text reaches the client twice', async () => {
   const text = words(16, 'r');
   // The first attempt sends the role chunk and five words, then the connection drops; the retry

@@ -3,6 +3,7 @@ import {
   beforeModelCall,
   BUDGET_REFUSAL,
   endsSession,
+  OUTPUT_RETRIES,
   resolveTurn,
   resultSubtype,
   type ReplyFacts,
@@ -70,6 +71,31 @@ describe('resolveTurn', () => {
       expect(resolveTurn({ stop_reason: 'tool_use', content: [text] }, { ...facts, requireDoneTool: true })).toEqual({
         type: 'remind_done',
       });
+    });
+  });
+  describe('structured output (outputFormat)', () => {
+    const out = (retries: number) => ({ ...facts, output: { retries } });
+    it('finishes with the value of a final reply that matched', () => {
+      expect(resolveTurn({ stop_reason: 'end_turn', content: [text], structured: { value: { a: 1 } } }, out(0))).toEqual({
+        type: 'finish',
+        exit: 'end_turn',
+        structured: { value: { a: 1 } },
+      });
+    });
+    it('sends a reply that did not match back with why, until the retries are spent', () => {
+      const reply = { stop_reason: 'end_turn' as const, content: [text], structured: { error: 'no' } };
+      expect(resolveTurn(reply, out(OUTPUT_RETRIES - 1))).toEqual({ type: 'retry_output', error: 'no' });
+      expect(resolveTurn(reply, out(OUTPUT_RETRIES))).toEqual({ type: 'finish', exit: 'max_structured_output_retries' });
+    });
+    it('never takes an unchecked reply (a worker that predates outputFormat) as the output', () => {
+      const step = resolveTurn({ stop_reason: 'end_turn', content: [text] }, out(0));
+      expect(step).toMatchObject({ type: 'retry_output', error: expect.stringContaining('did not check the reply') });
+    });
+    it('runs tool calls as always: only a reply without calls is final', () => {
+      expect(resolveTurn({ stop_reason: 'tool_use', content: [tu] }, out(0))).toEqual({ type: 'run_tools', calls: [tu] });
+    });
+    it('maps its exit to the SDK subtype', () => {
+      expect(resultSubtype('max_structured_output_retries')).toBe('error_max_structured_output_retries');
     });
   });
   describe('compact_and_continue', () => {

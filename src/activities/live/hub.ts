@@ -6,7 +6,7 @@
  * it late still reads it whole.
  */
 import { randomBytes } from 'node:crypto';
-import { liveStreamKey, type LiveFrame } from '../../shared/stream-events';
+import { LIVE_STREAM_KEPT_MS, liveStreamKey, type LiveFrame } from '../../shared/stream-events';
 
 export interface LiveStream {
   /** Where a client reads this stream. */
@@ -40,7 +40,7 @@ export class LiveHub {
   /** Set by the live server once it listens: `http://host:port/live/`. */
   baseUrl: string | undefined;
 
-  constructor(private readonly retainMs = 60_000) {}
+  constructor(private readonly retainMs = LIVE_STREAM_KEPT_MS) {}
 
   /** `…/live/<secret>/`: what the worker's identity names (LIVE_IDENTITY_MARK); undefined when no live server listens. */
   get streamsUrl(): string | undefined {
