@@ -60,7 +60,8 @@ export function outputSchemaProblem(schema: Record<string, unknown>): string | n
 /** Refuse, before a session starts, an `outputFormat` whose schema Ajv cannot compile, naming the field. */
 export function refuseBadOutputSchema(outputFormat: { schema: Record<string, unknown> } | undefined): void {
   const problem = outputFormat && outputSchemaProblem(outputFormat.schema);
-  if (problem) throw new ConfigError(`invalid session config: outputFormat.schema: not a usable JSON schema: ${problem}`, 'outputFormat.schema');
+  if (problem)
+    throw new ConfigError(`invalid session config: outputFormat.schema: not a usable JSON schema: ${problem}`, 'outputFormat.schema');
 }
 
 /**

@@ -119,7 +119,10 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
        * Structured output (ARCHITECTURE.md#structured-output): the final reply is JSON matching
        * `schema`, sent to the provider as `response_format` and checked on the model worker.
        */
-      outputFormat: z.object({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }).strict().optional(),
+      outputFormat: z
+        .object({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) })
+        .strict()
+        .optional(),
       retry: RetryOptions.prefault({}),
       /** Heartbeat timeout of model and tool activities (ms): how fast a dead worker is noticed. */
       heartbeatTimeoutMs: z.number().int().min(1_000).default(DEFAULT_HEARTBEAT_TIMEOUT_MS),

@@ -58,6 +58,12 @@ test.each([
   [[{ prompt: 'ok', sessionId: 's' }], 1, 'sessionId', /:1: sessionId: not allowed in a batch job/],
   [['{"prompt": "ok"', { prompt: 'ok' }], 1, '(root)', /:1: invalid JSON/],
   [[[1, 2]], 1, '(root)', /:1: expected an object of session options/],
+  [
+    [{ prompt: 'ok' }, { prompt: 'x', outputFormat: { type: 'json_schema', schema: { type: 'wrong' } } }],
+    2,
+    'outputFormat.schema',
+    /:2: outputFormat\.schema: not a usable JSON schema: /,
+  ],
 ])('JSONL error: %j → line %d, field %s', (jobs, line, field, message) => {
   const e = errorOf(() => readJobsFile(jsonl(...jobs), { cwd: '/work' }));
   expect(e.line).toBe(line);

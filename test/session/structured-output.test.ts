@@ -24,7 +24,10 @@ const bypass = { permissionMode: 'bypassPermissions', allowDangerouslySkipPermis
 async function run(name: string, turns: TurnInput[]): Promise<QueryMessage[]> {
   h.model.addScenario({ name, turns });
   const out: QueryMessage[] = [];
-  for await (const m of query({ prompt: `${scenarioTag(name)} research`, options: { cwd: h.workspace(), client: h.client, outputFormat, ...bypass } })) {
+  for await (const m of query({
+    prompt: `${scenarioTag(name)} research`,
+    options: { cwd: h.workspace(), client: h.client, outputFormat, ...bypass },
+  })) {
     out.push(m);
   }
   return out;
@@ -64,7 +67,10 @@ test('the final reply is the structured output: sent as response_format, checked
 
 test(`a final reply that never matches ends the turn with error_max_structured_output_retries after ${OUTPUT_RETRIES} retries`, async () => {
   const bad = JSON.stringify({ name: 'Anthropic' });
-  const messages = await run('structured-never', Array.from({ length: OUTPUT_RETRIES + 1 }, () => turn.text(bad)));
+  const messages = await run(
+    'structured-never',
+    Array.from({ length: OUTPUT_RETRIES + 1 }, () => turn.text(bad)),
+  );
   h.model.assertConsumed('structured-never');
   const result = messages.at(-1) as ResultMessage;
   expect(result).toMatchObject({ type: 'result', subtype: 'error_max_structured_output_retries', is_error: true });
@@ -77,9 +83,15 @@ test('a schema Ajv cannot compile is refused at start, naming the field; nothing
   const before = h.model.requests.length;
   const q = query({
     prompt: 'never sent',
-    options: { cwd: h.workspace(), client: h.client, outputFormat: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'no-such-type' } } } } },
+    options: {
+      cwd: h.workspace(),
+      client: h.client,
+      outputFormat: { type: 'json_schema', schema: { type: 'object', properties: { a: { type: 'no-such-type' } } } },
+    },
   });
-  await expect(q.next()).rejects.toThrow(/^invalid session config: outputFormat\.schema: not a usable JSON schema: .*no-such-type|outputFormat\.schema: not a usable JSON schema/);
+  await expect(q.next()).rejects.toThrow(
+    /^invalid session config: outputFormat\.schema: not a usable JSON schema: .*no-such-type|outputFormat\.schema: not a usable JSON schema/,
+  );
   // And with requireDoneTool, which would make the result two things at once.
   const both = query({ prompt: 'never sent', options: { cwd: h.workspace(), client: h.client, outputFormat, requireDoneTool: true } });
   await expect(both.next()).rejects.toThrow(/outputFormat: cannot be combined with requireDoneTool/);

@@ -2,7 +2,12 @@
 import { z } from 'zod';
 import { checkStructuredOutput, outputSchemaProblem, refuseBadOutputSchema } from '../../src/activities/output-schema';
 
-const draft07 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', required: ['n'], properties: { n: { type: 'integer' } } };
+const draft07 = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  type: 'object',
+  required: ['n'],
+  properties: { n: { type: 'integer' } },
+};
 
 test('a reply is parsed and checked; a fenced json block is unwrapped', () => {
   expect(checkStructuredOutput('{"n": 3}', draft07)).toEqual({ value: { n: 3 } });
@@ -14,7 +19,9 @@ test('what does not match says where and why', () => {
   expect(checkStructuredOutput('', draft07)).toEqual({ error: 'the reply has no text' });
   expect(checkStructuredOutput('Sure! {"n": 3}', draft07)).toMatchObject({ error: expect.stringMatching(/^the reply is not JSON/) });
   expect(checkStructuredOutput('{"n": 3.5}', draft07)).toEqual({ error: 'it does not match the schema: /n must be integer' });
-  expect(checkStructuredOutput('{}', draft07)).toEqual({ error: "it does not match the schema: (the value) must have required property 'n'" });
+  expect(checkStructuredOutput('{}', draft07)).toEqual({
+    error: "it does not match the schema: (the value) must have required property 'n'",
+  });
   const many = { type: 'array', items: { type: 'string' } };
   expect(checkStructuredOutput('[1,2,3,4,5,6,7]', many)).toMatchObject({ error: expect.stringMatching(/\/4 must be string; and 2 more$/) });
 });
@@ -35,7 +42,10 @@ test('a schema that does not compile is refused by name', () => {
   expect(outputSchemaProblem(draft07)).toBeNull();
   expect(outputSchemaProblem({ type: 'nope' })).toMatch(/type/);
   expect(() => refuseBadOutputSchema({ schema: { properties: { a: { minimum: 'x' } } } })).toThrow(
-    expect.objectContaining({ field: 'outputFormat.schema', message: expect.stringMatching(/^invalid session config: outputFormat\.schema: not a usable JSON schema/) }),
+    expect.objectContaining({
+      field: 'outputFormat.schema',
+      message: expect.stringMatching(/^invalid session config: outputFormat\.schema: not a usable JSON schema/),
+    }),
   );
   expect(() => refuseBadOutputSchema(undefined)).not.toThrow();
 });
