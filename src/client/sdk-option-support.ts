@@ -80,7 +80,9 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   ),
   agentProgressSummaries: no("no progress summaries: a subagent's own events join the stream with `parent_tool_use_id`"),
   forwardSubagentText: no("a subagent's messages already join the stream with `parent_tool_use_id`; filter on it"),
-  includeHookEvents: no('hook runs are not stream events; a hook’s decision shows in the tool result or permission event'),
+  includeHookEvents: yes(
+    'every hook run is a `system/hook_response` in the stream (and a callback hook’s wait a `system/hook_request`), with or without it; `hook_started` and `hook_progress` are never sent: a hook runs in one activity, reported when it has run',
+  ),
   betas: no('Anthropic API betas; the model endpoint is OpenAI-compatible'),
   debug: no('the agent runs on the workers: read the worker’s log (`durable-agent worker` prints to stderr)'),
   debugFile: no('the agent runs on the workers: read the worker’s log'),
@@ -120,7 +122,6 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
 
 /** Values of an unsupported key that change nothing (the SDK's defaults): accepted, not refused. */
 export const HARMLESS_VALUES: Partial<Record<keyof SDKOptions, readonly unknown[]>> = {
-  includeHookEvents: [false],
   enableFileCheckpointing: [false],
   debug: [false],
   forwardSubagentText: [false],

@@ -120,6 +120,8 @@ export interface SDKOptions {
   forkSession?: boolean;
   hooks?: Partial<Record<HookEvent, QueryHookMatcher[]>>;
   includePartialMessages?: boolean;
+  /** `hook_response` events are always sent; this changes nothing (README "Options"). */
+  includeHookEvents?: boolean;
   maxBudgetUsd?: number;
   maxThinkingTokens?: number;
   maxTurns?: number;
@@ -154,7 +156,6 @@ export interface SDKOptions {
   executableArgs?: unknown;
   extraArgs?: unknown;
   forwardSubagentText?: unknown;
-  includeHookEvents?: unknown;
   loadTimeoutMs?: unknown;
   managedSettings?: unknown;
   mcpServers?: unknown;

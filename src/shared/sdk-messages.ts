@@ -124,7 +124,7 @@ export interface SDKLocalCommandOutputMessage extends NeverSent {
   content: string;
 }
 
-/** Never sent: a hook is reported once, when it has run, by `system/hook_response` (`includeHookEvents` is refused). */
+/** Never sent: a hook is reported once, when it has run, by `system/hook_response` (also with `includeHookEvents`). */
 export interface SDKHookStartedMessage extends NeverSent {
   type: 'system';
   subtype: 'hook_started';

@@ -71,16 +71,16 @@ test.each<[string, Mutation, RegExp]>([
   expect(errors.join('\n')).toMatch(mentions);
 });
 
-const PROGRAM = path.join(ROOT, 'test', 'types', 'sdk-program.ts');
+const PROGRAMS = ['sdk-program.ts', 'sdk-app.ts'];
 
-test.each(sdks.map((s) => [`${s.dependency} ${s.version}`, s] as const))(
-  'a program written for the SDK (hooks, listSessions, AbortError) compiles against %s, and against this package with only its import changed',
-  (_name, sdk) => {
-    const program = (m?: Mutation) => formatErrors(compileConformance(sdk, m, ROOT, PROGRAM));
+test.each(sdks.flatMap((s) => PROGRAMS.map((p) => [p, `${s.dependency} ${s.version}`, s] as const)))(
+  'a program written for the SDK (%s) compiles against %s, and against this package with only its import changed',
+  (file, _name, sdk) => {
+    const program = (m?: Mutation) => formatErrors(compileConformance(sdk, m, ROOT, path.join(ROOT, 'test', 'types', file)));
     // Against the SDK as written: the program is sound.
     expect(program()).toBe('');
     const swapped = {
-      file: 'test/types/sdk-program.ts',
+      file: `test/types/${file}`,
       from: "} from '@anthropic-ai/claude-agent-sdk';",
       to: "} from '../../src/index';",
     };
