@@ -4,6 +4,8 @@
  * become `mcp__<server>__<tool>` specs, and an in-process server is connected and called through a
  * real MCP client over an in-memory transport.
  */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { z } from 'zod';
 import { parseSessionConfig } from '../../src/shared/config';
 import {
@@ -186,4 +188,18 @@ test('an in-process server is connected over an in-memory transport, listed, and
   } finally {
     await served.close();
   }
+});
+
+test("the Claude Agent SDK's own createSdkMcpServer (an McpServer `instance`) is connected and called the same way", () => {
+  // The SDK is an ES module, which jest cannot load here: the fixture runs under tsx and prints what it saw.
+  const out = spawnSync(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'fixtures', 'mcp', 'agent-sdk-server.ts')], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(out.stderr).toBe('');
+  expect(JSON.parse(out.stdout)).toEqual({
+    keys: ['type', 'name', 'instance'],
+    declared: [['calc', 'add']],
+    answer: { requestId: 'tool-1', content: '3' },
+  });
 });
