@@ -17,8 +17,9 @@
  * runs it steers that turn, otherwise it starts the next one (`priority: 'later'` always waits for
  * the turn to end; `'now'` interrupts it first). The session is closed once every input stream
  * has ended and each turn it started has its result. `canUseTool` and callback `hooks` are called
- * in this process for the requests the session sends while the generator is read
- * (ARCHITECTURE.md#durable-approval, #callback-hooks).
+ * in this process for the requests the session sends while the generator is read, and so are the
+ * tools of in-process MCP servers (`type: 'sdk'` in `mcpServers`)
+ * (ARCHITECTURE.md#durable-approval, #callback-hooks, #client-mcp-tools).
  */
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { ConfigError } from '../shared/config-error';
@@ -128,7 +129,9 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
   const mcpServerStatus = async (): Promise<McpServerStatus[]> => {
     const listed = started ? (await sessionView(started)).mcpServers : undefined;
     if (listed) return listed.map((s) => ({ name: s.name, status: s.status, ...(s.error ? { error: s.error } : {}) }));
-    return Object.keys(mapped.session.mcpServers ?? {}).map((name) => ({ name, status: 'pending' }));
+    // In-process servers (ARCHITECTURE.md#client-mcp-tools) too: connected by this query just before it starts.
+    const names = [...Object.keys(mapped.session.mcpServers ?? {}), ...Object.keys(mapped.sdkServers ?? {})];
+    return names.map((name) => ({ name, status: 'pending' }));
   };
   const unsupported = Object.fromEntries(
     Object.entries(REFUSED_METHODS).map(([name, why]) => [name, async () => Promise.reject(new NotSupportedError(name, why))]),
