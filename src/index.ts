@@ -88,6 +88,9 @@ export type {
 export { answerHooks } from './client/hook-callbacks';
 export type { HooksOption, HookSession } from './client/hook-callbacks';
 export type { ClientHooks, HookAnswer, HookCallbackResult, PendingHookRequest } from './shared/client-hooks';
+export { answerTools } from './client/client-tools';
+export type { ToolSession } from './client/client-tools';
+export type { ClientTool, ClientTools, PendingToolRequest, ToolAnswer } from './shared/client-tools';
 export type {
   AccountInfo,
   AgentInfo,
@@ -132,6 +135,7 @@ export { asDurableAgentEvent, isDurableAgentEvent } from './shared/events';
 export type {
   DurableAgentEvent,
   HookRequestMessage,
+  ToolRequestMessage,
   LoopDetectedMessage,
   ModelChangedMessage,
   PermissionRequestMessage,

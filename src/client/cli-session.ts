@@ -285,6 +285,14 @@ async function resumeOrFork(argv: string[], usage: string): Promise<number> {
           `that started it with query() can answer; the CLI cannot. Resume it from that program: query({ prompt, options: { resume: '${id}', hooks } })`,
       );
     }
+    // Likewise the tools of in-process MCP servers (ARCHITECTURE.md#client-mcp-tools).
+    if (inherited.clientTools) {
+      const servers = [...new Set(inherited.clientTools.map((t) => t.server))];
+      throw new UsageError(
+        `session ${id} has tools of in-process MCP servers (clientTools: ${servers.join(', ')}), which only the program ` +
+          `that started it with query() can run; the CLI cannot. Resume it from that program: query({ prompt, options: { resume: '${id}', mcpServers } })`,
+      );
+    }
     let kept: Partial<SessionOptions> = inherited;
     let at: Partial<SessionOptions> = {};
     if (v.at !== undefined) {

@@ -33,6 +33,8 @@ import { answerPermissions, type CanUseTool } from './permissions';
 import { pendingHookRequestsQuery, respondToHookUpdate, type HookAnswer, type PendingHookRequest } from '../shared/client-hooks';
 import { ConfigError } from '../shared/config-error';
 import { answerHooks, firstCallback, type HooksOption } from './hook-callbacks';
+import { pendingToolRequestsQuery, respondToToolUpdate, type PendingToolRequest, type ToolAnswer } from '../shared/client-tools';
+import { answerTools, firstSdkServer } from './client-tools';
 import { followEvents, quote } from './stream';
 import { listRuns } from './visibility';
 import { followWithPartials, type LiveOptions, type StreamMessage } from './live';
@@ -129,6 +131,12 @@ export interface SessionSummary {
   closeTime?: Date;
 }
 
+/**
+ * Passed by query() to `start()` with the `clientTools` it declared from the in-process servers it
+ * serves; any other start with `clientTools` is refused (nobody would run them).
+ */
+export const CLIENT_TOOLS_SERVED: unique symbol = Symbol('durable-agent.clientToolsServed');
+
 export class DurableAgentClient {
   private constructor(
     readonly client: Client,
@@ -169,8 +177,25 @@ export class DurableAgentClient {
    * like credentials or belong to this host are dropped, never sent (src/shared/secret-env.ts); the
    * handle's `warnings` and the session's stream say which.
    */
-  async start(options: SessionOptions): Promise<SessionHandle> {
+  async start(options: SessionOptions, served?: typeof CLIENT_TOOLS_SERVED): Promise<SessionHandle> {
     checkPromptSize(options.prompt);
+    // An in-process MCP server is served by the process that called query(); a detached session has none (ARCHITECTURE.md#client-mcp-tools).
+    const sdkServer = firstSdkServer(options.mcpServers);
+    if (sdkServer !== undefined) {
+      throw new ConfigError(
+        `${sdkServer}: an in-process MCP server (type 'sdk', createSdkMcpServer) is served by the process that called query(), ` +
+          'which runs its tools while it reads the session; client.start() starts a session detached, so nobody would run them. ' +
+          'Pass the server to query(), or register it on the worker (createWorker({ tools: [server] }))',
+        sdkServer,
+      );
+    }
+    if (options.clientTools !== undefined && served !== CLIENT_TOOLS_SERVED) {
+      throw new ConfigError(
+        'clientTools: the tools of in-process MCP servers are run by the process that called query(), which declares them from ' +
+          "`mcpServers` (type 'sdk'); client.start() starts a session detached, so nobody would run them. Pass the servers to query()",
+        'clientTools',
+      );
+    }
     // A callback needs a process to answer it; a session started here has none (ARCHITECTURE.md#callback-hooks).
     const callback = firstCallback(options.hooks);
     if (callback !== undefined) {
@@ -418,6 +443,25 @@ export class SessionHandle {
    */
   answerHooks(hooks: HooksOption, opts: { signal?: AbortSignal; pollMs?: number } = {}): Promise<void> {
     return answerHooks(this, hooks, opts);
+  }
+  /** Calls of client tools waiting for a client's answer (ARCHITECTURE.md#client-mcp-tools). */
+  pendingToolRequests(): Promise<PendingToolRequest[]> {
+    return this.latest.query(pendingToolRequestsQuery);
+  }
+  /**
+   * Answer a pending tool request with the result's text (`isError` for a failed call). Rejects
+   * (WorkflowUpdateFailedError) for an unknown, answered or timed-out request id.
+   */
+  respondToTool(answer: ToolAnswer): Promise<{ applied: true }> {
+    return this.latest.executeUpdate(respondToToolUpdate, { args: [answer] });
+  }
+  /**
+   * Run this session's pending client-tool calls with the in-process servers of `mcpServers` (the
+   * `options.mcpServers` given to `query()`) until `signal` aborts or the session ends: how another
+   * process takes over from a client that went away.
+   */
+  answerTools(mcpServers: Record<string, unknown>, opts: { signal?: AbortSignal; pollMs?: number } = {}): Promise<void> {
+    return answerTools(this, mcpServers, opts);
   }
   /** Handles of the subagents this session is running now. */
   async subagentSessions(): Promise<SessionHandle[]> {

@@ -17,8 +17,9 @@
  * runs it steers that turn, otherwise it starts the next one (`priority: 'later'` always waits for
  * the turn to end; `'now'` interrupts it first). The session is closed once every input stream
  * has ended and each turn it started has its result. `canUseTool` and callback `hooks` are called
- * in this process for the requests the session sends while the generator is read
- * (ARCHITECTURE.md#durable-approval, #callback-hooks).
+ * in this process for the requests the session sends while the generator is read, and so are the
+ * tools of in-process MCP servers (`type: 'sdk'` in `mcpServers`)
+ * (ARCHITECTURE.md#durable-approval, #callback-hooks, #client-mcp-tools).
  */
 import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { ConfigError } from '../shared/config-error';
@@ -27,10 +28,11 @@ import { isDurableAgentEvent, type QueryMessage } from '../shared/events';
 import { DURABLE_AGENT_VERSION } from '../shared/version';
 import { listModels, latestSessionIn } from './catalog';
 import { CheckpointChoiceError, forkAtOptions, forkPoint } from './checkpoints';
-import { DurableAgentClient, type SessionHandle } from './client';
+import { CLIENT_TOOLS_SERVED, DurableAgentClient, type SessionHandle } from './client';
 import type { StreamMessage } from './live';
 import { permissionResponder, requestFromEvent } from './permissions';
 import { hookRequestFromEvent, hookResponder, pollHookRequests } from './hook-callbacks';
+import { connectSdkServers, toolRequestFromEvent, toolResponder, type ClientMcpServers } from './client-tools';
 import { mapOptions, refuse, type MappedOptions } from './sdk-options';
 import { REFUSED_METHODS } from './query-method-support';
 import type {
@@ -127,7 +129,9 @@ export function query({ prompt, options = {} }: { prompt: string | AsyncIterable
   const mcpServerStatus = async (): Promise<McpServerStatus[]> => {
     const listed = started ? (await sessionView(started)).mcpServers : undefined;
     if (listed) return listed.map((s) => ({ name: s.name, status: s.status, ...(s.error ? { error: s.error } : {}) }));
-    return Object.keys(mapped.session.mcpServers ?? {}).map((name) => ({ name, status: 'pending' }));
+    // In-process servers (ARCHITECTURE.md#client-mcp-tools) too: connected by this query just before it starts.
+    const names = [...Object.keys(mapped.session.mcpServers ?? {}), ...Object.keys(mapped.sdkServers ?? {})];
+    return names.map((name) => ({ name, status: 'pending' }));
   };
   const unsupported = Object.fromEntries(
     Object.entries(REFUSED_METHODS).map(([name, why]) => [name, async () => Promise.reject(new NotSupportedError(name, why))]),
@@ -199,6 +203,8 @@ async function* run(
 ): AsyncGenerator<QueryMessage, void> {
   const client = mapped.client ?? (await DurableAgentClient.connect(mapped.connection));
   let input: AsyncIterator<SDKUserMessage> | undefined;
+  /** The in-process MCP servers this query serves (ARCHITECTURE.md#client-mcp-tools): connected before the session starts. */
+  let served: ClientMcpServers | undefined;
   try {
     input = typeof prompt === 'string' ? undefined : prompt[Symbol.asyncIterator]();
     let first = typeof prompt === 'string' ? prompt : undefined;
@@ -218,9 +224,16 @@ async function* run(
       const { cwd: _cwd, ...rest } = options;
       options = { ...rest, ...(await forkAtMessage(client, options.resume!, mapped.resumeSessionAt)) };
     }
+    if (mapped.sdkServers) {
+      served = await connectSdkServers(mapped.sdkServers);
+      if (served.declaration.length) options = { ...options, clientTools: served.declaration };
+    }
     if (stop.aborted)
       return abortedByCaller(mapped, 'Query aborted by its abortController before the session started: nothing was started');
-    const handle = await client.start({ ...options, prompt: first!, ...(input ? { interactive: true } : {}) });
+    const handle = await client.start(
+      { ...options, prompt: first!, ...(input ? { interactive: true } : {}) },
+      options.clientTools ? CLIENT_TOOLS_SERVED : undefined,
+    );
     resolveSession(handle);
     // The rest of a streaming prompt is fed like any streamInput() stream; a failure of this one
     // (a message we cannot send, the iterable throwing) ends the query with that error.
@@ -245,12 +258,16 @@ async function* run(
     const hookAnswers = hooks
       ? hookResponder(async (id) => (id === handle.sessionId ? handle : client.get(id)), hooks, answering.signal)
       : undefined;
+    // Tools of the in-process MCP servers likewise (ARCHITECTURE.md#client-mcp-tools).
+    const toolAnswers = served?.declaration.length ? toolResponder(async () => handle, served, answering.signal) : undefined;
     try {
       // Live tokens come from the worker running each model call (ARCHITECTURE.md#live-tokens).
       const messages = handle.messages({ includePartialMessages: mapped.session.includePartialMessages ?? false });
       for await (const m of untilAborted(messages, ended.signal)) {
         if (responder && m.type === 'system' && m.subtype === 'permission_request') responder.handle(requestFromEvent(m));
         if (hookAnswers && m.type === 'system' && m.subtype === 'hook_request') hookAnswers.handle(hookRequestFromEvent(m));
+        if (toolAnswers && m.type === 'system' && m.subtype === 'tool_request' && m.request_session_id === handle.sessionId)
+          toolAnswers.handle(toolRequestFromEvent(m));
         if (mapped.stderr) reportDiagnostic(m, mapped.stderr);
         // Our own events (isDurableAgentEvent) travel in the same stream: SDK consumers skip
         // subtypes they do not know.
@@ -273,6 +290,7 @@ async function* run(
   } finally {
     // The session is over (or the reader left): stop reading the caller's prompt stream.
     void input?.return?.(undefined)?.catch(() => undefined);
+    await served?.close();
     onEnded();
     if (!mapped.client) await client.close();
   }

@@ -103,6 +103,14 @@ export function renderMessage(message: SessionEvent, opts: RenderOptions): strin
           return [
             paint(c, 'dim', `… ${m.hook_event} callback hook waits for its client (${m.request_id}, up to ${m.timeout_ms / 1000} s)`),
           ];
+        case 'tool_request':
+          return [
+            paint(
+              c,
+              'dim',
+              `… ${m.tool_name} runs in its client's in-process MCP server (${m.request_id}, up to ${m.timeout_ms / 1000} s)`,
+            ),
+          ];
         case 'model_changed':
           return [paint(c, 'magenta', `⇄ model ${m.previous_model} → ${m.model} (${m.reason})`)];
         case 'warning':

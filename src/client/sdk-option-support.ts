@@ -68,7 +68,7 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   thinking: yes('`enabled` → its `budgetTokens` as `maxThinkingTokens`; `disabled` → 0; `adaptive` → the endpoint’s default'),
   tools: yes('which built-in tools exist; `{type: preset}` = all'),
   mcpServers: yes(
-    '`stdio`, `http` and `sse` servers, started on the tools worker; credentials in headers, URL query parameters and stdio `args`/`env` must be `${VAR}` references to the worker’s environment (a literal one is refused, naming the field). An in-process `sdk` server is refused here: register it on the worker (`createWorker({ tools: [createSdkMcpServer(…)] })`)',
+    '`stdio`, `http` and `sse` servers, started on the tools worker; credentials in headers, URL query parameters and stdio `args`/`env` must be `${VAR}` references to the worker’s environment (a literal one is refused, naming the field). An in-process `sdk` server (`createSdkMcpServer`) runs in this process: its tools are offered as `mcp__<server>__<tool>`, and each call waits durably (`system/tool_request`, through a worker crash, or for another client: `answerTools`) for this process to run it, up to `clientToolTimeoutMs` (default 60 s), else it is an error result. `client.start()` refuses it; to serve every session, register it on the worker (`createWorker({ tools: [server] })`)',
   ),
   strictMcpConfig: yes('always strict: only the servers given in `mcpServers` are used, no `.mcp.json` is discovered'),
   verbatimPrompts: yes('prompts are always sent verbatim (no `@file` expansion, no slash commands)'),
@@ -98,7 +98,7 @@ export const OPTION_SUPPORT: Record<keyof SDKOptions, OptionSupport> = {
   sessionStore: no('Temporal history is the session store'),
   sessionStoreFlush: no('Temporal history is the session store'),
   managedSettings: no('no managed (policy) settings layer; use `settings` or `settingSources`'),
-  mcpServersDelivery: no('MCP servers are connected on the tools worker, always'),
+  mcpServersDelivery: no('MCP servers are connected on the tools worker, always (in-process `sdk` servers in the query’s process)'),
   onElicitation: no('MCP elicitation: the client does not offer it, so servers cannot ask for input'),
   onUserDialog: no('no dialogs: tool approvals are `system/permission_request` events answered with `respondToPermission`'),
   supportedDialogKinds: no('no dialogs: tool approvals are `system/permission_request` events'),

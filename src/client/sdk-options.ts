@@ -10,6 +10,7 @@ import { HARMLESS_VALUES, OPTION_SUPPORT } from './sdk-option-support';
 import type { ConnectOptions } from './client';
 import type { CanUseTool } from './permissions';
 import { splitHooks, type HookCallbackTable, type SplitHooks } from './hook-callbacks';
+import { splitMcpServers, type SdkServerOption } from './client-tools';
 import type { Options, SDKOptions, SystemPromptOption } from './sdk-types';
 
 /** What `query()` needs besides the session's own options. */
@@ -28,6 +29,11 @@ export interface MappedOptions {
   canUseTool?: CanUseTool;
   /** The functions of `hooks`, answered by this client; the session carries their declaration (`clientHooks`). */
   hookCallbacks?: HookCallbackTable;
+  /**
+   * The in-process servers of `mcpServers` (`type: 'sdk'`), served by this client; the session
+   * carries their tools' declaration (`clientTools`), made when query() connects them.
+   */
+  sdkServers?: Record<string, SdkServerOption>;
   connection?: ConnectOptions;
   client?: Options['client'];
 }
@@ -72,12 +78,17 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
     );
   }
   if (o.fallbackModel?.includes(',')) throw refuse('fallbackModel (a comma-separated list)', 'give one fallback model');
-  const mcpServers = o.mcpServers === undefined ? undefined : refuseSdkServers(o.mcpServers);
+  const { remote: mcpServers, sdk: sdkServers } = o.mcpServers === undefined ? {} : splitMcpServers(o.mcpServers);
   if (o.continue && o.resume !== undefined)
     throw new ConfigError('continue: cannot be combined with resume (the SDK makes them exclusive too)', 'continue');
   const forkAt = o.resumeSessionAt === undefined ? undefined : checkResumeSessionAt(o);
   if ((o as { clientHooks?: unknown }).clientHooks !== undefined)
     throw new ConfigError('clientHooks: query() declares it from the functions in `hooks`; pass the callbacks there', 'clientHooks');
+  if ((o as { clientTools?: unknown }).clientTools !== undefined)
+    throw new ConfigError(
+      "clientTools: query() declares it from the in-process servers in `mcpServers` (type 'sdk', createSdkMcpServer); pass them there",
+      'clientTools',
+    );
   const hooks: SplitHooks | undefined = o.hooks === undefined ? undefined : splitHooks(o.hooks);
   const thinkingTokens = thinkingBudget(o);
   const asAgent = o.agent === undefined ? {} : mainThreadAgent(o);
@@ -98,7 +109,7 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
     ...(Array.isArray(o.tools) ? { tools: o.tools } : {}),
     ...(hooks ? { hooks: hooks.commands } : {}),
     ...(hooks?.declaration ? { clientHooks: hooks.declaration } : {}),
-    ...(mcpServers !== undefined ? { mcpServers } : {}),
+    ...(mcpServers !== undefined ? { mcpServers: mcpServers as SessionOptions['mcpServers'] } : {}),
     ...(typeof o.settings === 'string' ? { settingsFile: o.settings } : {}),
     ...asAgent,
   };
@@ -111,6 +122,7 @@ export function mapOptions(options: Options, defaultCwd: string): MappedOptions 
     ...(o.stderr ? { stderr: o.stderr } : {}),
     ...(o.canUseTool ? { canUseTool: o.canUseTool } : {}),
     ...(hooks?.callbacks ? { hookCallbacks: hooks.callbacks } : {}),
+    ...(sdkServers ? { sdkServers } : {}),
     ...(o.connection ? { connection: o.connection } : {}),
     ...(o.client ? { client: o.client } : {}),
   };
@@ -177,21 +189,6 @@ function mainThreadAgent(o: Options): Partial<MappedOptions['session']> {
     ...(tools && !tools.includes('Task') ? { disallowedTools: [...(o.disallowedTools ?? []), 'Task'] } : {}),
     ...(model ? { model } : {}),
   };
-}
-
-/** In-process SDK servers hold code, which cannot travel in a session's options (ARCHITECTURE.md#mcp). */
-function refuseSdkServers(servers: unknown): SessionOptions['mcpServers'] {
-  if (servers && typeof servers === 'object' && !Array.isArray(servers)) {
-    for (const [name, cfg] of Object.entries(servers)) {
-      if (cfg && typeof cfg === 'object' && (cfg as { type?: unknown }).type === 'sdk')
-        throw new ConfigError(
-          `mcpServers.${name}: an in-process SDK server (createSdkMcpServer) runs code, which a durable session cannot carry; ` +
-            'register it on the worker instead: createWorker({ tools: [server] }) — its tools are then offered to every session',
-          `mcpServers.${name}`,
-        );
-    }
-  }
-  return servers as SessionOptions['mcpServers'];
 }
 
 function refuseUnsupportedKeys(options: Options): void {

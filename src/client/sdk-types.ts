@@ -186,7 +186,7 @@ export interface SDKOptions {
 /** Session options of ours that the SDK does not have (validated by `parseSessionConfig`). */
 export type DurableAgentOptions = Omit<
   SessionOptions,
-  keyof SDKOptions | 'prompt' | 'platform' | 'startedAt' | 'batchId' | 'settingsFile' | 'clientHooks'
+  keyof SDKOptions | 'prompt' | 'platform' | 'startedAt' | 'batchId' | 'settingsFile' | 'clientHooks' | 'clientTools'
 > & {
   /** Where the Temporal server is (default: TEMPORAL_* variables / the default profile). */
   connection?: ConnectOptions;

@@ -70,6 +70,12 @@ export function parseJob(raw: unknown, opts: { index: number; batchId: string; p
       'clientHooks',
     );
   }
+  if ('clientTools' in rest) {
+    throw new JobError(
+      'clientTools: not allowed in a batch job: the tools of in-process MCP servers are run by the program that called query(), and a batch has none; register the server on the worker (createWorker({ tools: [server] }))',
+      'clientTools',
+    );
+  }
   // The one rule for a session's env (src/shared/secret-env.ts): dropped entries are named in the
   // job's envDropped (the session's start warning and the submitting CLI's stderr), never sent.
   const screened = screenSessionEnv(rest.env as Record<string, string | undefined> | undefined);

@@ -9,6 +9,7 @@ import { ConfigError } from './config-error';
 import { PermissionRuleList } from './permissions/rules';
 import { HooksSettings } from './permissions/settings';
 import { ClientHooks } from './client-hooks-config';
+import { ClientTools, clientToolName } from './client-tools-config';
 import { PermissionMode } from './permission-mode';
 import { SandboxOption } from './sandbox';
 import { McpServersOption, refuseMcpSecretsAsRecorded } from './mcp';
@@ -143,6 +144,15 @@ export const SessionConfigFields = sharedSchema('config.SessionConfigFields', ()
        * (ARCHITECTURE.md#callback-hooks).
        */
       clientHooks: ClientHooks.optional(),
+      /**
+       * Tools of in-process MCP servers (`createSdkMcpServer`) served by the client that started the
+       * session with `query()`: each tool's server, name, description and input schema — never code.
+       * Offered as `mcp__<server>__<tool>`; a call asks that client (`system/tool_request`) and waits
+       * for its `respondToTool` answer (ARCHITECTURE.md#client-mcp-tools).
+       */
+      clientTools: ClientTools.optional(),
+      /** How long a call of a client tool waits for the client's answer before it is an error result (ms; default 60 s). */
+      clientToolTimeoutMs: z.number().int().positive().optional(),
       /** Settings files read on the tools worker: user (~/.claude/settings.json), project and local (<cwd>/.claude/…). */
       settingSources: z.array(z.enum(['user', 'project', 'local'])).default([]),
       /** A settings file on the tools worker (`--settings FILE`), above the sources above. */
@@ -258,6 +268,15 @@ export const SessionConfig = sharedSchema('config.SessionConfig', () =>
         path: ['outputFormat'],
         message: 'cannot be combined with requireDoneTool: the result is either the done tool’s message or the structured output',
       });
+    }
+    for (const [i, t] of (c.clientTools ?? []).entries()) {
+      if (c.mcpServers && Object.hasOwn(c.mcpServers, t.server)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['clientTools', i, 'server'],
+          message: `${clientToolName(t)}: server ${t.server} is also in mcpServers; give the in-process server another name`,
+        });
+      }
     }
     if (c.resumeAtTurn !== undefined && !(c.resume && c.forkSession)) {
       ctx.addIssue({

@@ -270,6 +270,29 @@ export interface HookRequestMessage extends Base {
   timeout_ms: number;
 }
 
+/**
+ * A call of a tool of an in-process MCP server (`clientTools`; ARCHITECTURE.md#client-mcp-tools)
+ * waits for the client that serves it: call `tool` on the server named `server` with `tool_input`,
+ * and answer with `respondToTool` on the session `request_session_id`. No answer within
+ * `timeout_ms` makes the call an error result.
+ */
+export interface ToolRequestMessage extends Base {
+  type: 'system';
+  subtype: 'tool_request';
+  request_id: string;
+  /** The session that holds the request and takes the answer. */
+  request_session_id: string;
+  /** The in-process server (its key in `mcpServers`) and its own name for the tool. */
+  server: string;
+  tool: string;
+  /** The name the model called: `mcp__<server>__<tool>`. */
+  tool_name: string;
+  tool_use_id: string;
+  tool_input: unknown;
+  /** How long the session waits for the answer; then the call is an error result. */
+  timeout_ms: number;
+}
+
 /** The session's model changed: `setModel()` (`set_model`), or the primary's retries ran out and `fallbackModel` took over (`fallback`). */
 export interface ModelChangedMessage extends Base {
   type: 'system';
@@ -315,6 +338,7 @@ export type DurableAgentEvent =
   | PermissionRequestMessage
   | PermissionResolvedMessage
   | HookRequestMessage
+  | ToolRequestMessage
   | ModelChangedMessage
   | LoopDetectedMessage
   | WarningMessage
@@ -334,6 +358,7 @@ const DURABLE_AGENT_SUBTYPES: ReadonlySet<string> = new Set<DurableAgentEvent['s
   'permission_request',
   'permission_resolved',
   'hook_request',
+  'tool_request',
   'model_changed',
   'loop_detected',
   'warning',

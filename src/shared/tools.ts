@@ -29,6 +29,8 @@ export interface McpToolRef {
   resource?: boolean;
   /** The server connection's version when listed: a call that reports another one means list again. */
   version?: string;
+  /** An in-process server of the client that called `query()`: the call is sent to it (ARCHITECTURE.md#client-mcp-tools). */
+  client?: true;
 }
 
 /** Per-session facts a tool call needs; everything here is small and JSON-safe. */

@@ -6,6 +6,7 @@ import { CancellationScope, setHandler } from '@temporalio/workflow';
 import * as api from '../shared/api';
 import { answerProblem, pendingPermissionsQuery, respondToPermissionUpdate } from '../shared/approvals';
 import { hookAnswerProblem, pendingHookRequestsQuery, recordedAnswer, respondToHookUpdate } from '../shared/client-hooks';
+import { pendingToolRequestsQuery, recordedToolAnswer, respondToToolUpdate, toolAnswerProblem } from '../shared/client-tools';
 import { PermissionMode } from '../shared/config';
 import type { EventLog, LoopState } from './state';
 import { sessionTurn, usageView } from './state';
@@ -173,6 +174,23 @@ export function installHandlers(s: SessionControl): void {
     },
   );
   setHandler(pendingHookRequestsQuery, openHookRequests);
+
+  // Client tools (ARCHITECTURE.md#client-mcp-tools): the answer is taken by the call waiting for it.
+  const openToolRequests = () => (state.toolRequests?.pending ?? []).filter((p) => state.toolRequests!.answers[p.requestId] === undefined);
+  setHandler(
+    respondToToolUpdate,
+    (answer) => {
+      state.toolRequests!.answers[answer.requestId] = recordedToolAnswer(answer);
+      return { applied: true as const };
+    },
+    {
+      validator: (answer) => {
+        const problem = toolAnswerProblem(answer, openToolRequests());
+        if (problem) throw new Error(problem);
+      },
+    },
+  );
+  setHandler(pendingToolRequestsQuery, openToolRequests);
 
   setHandler(api.usageQuery, () => usageView(state));
   setHandler(api.turnCountQuery, () => state.turnCount);

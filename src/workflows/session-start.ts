@@ -17,6 +17,7 @@ import { visibleTools } from './tool-calls';
 import { taskToolSpec, taskToolVisible } from './subagents';
 import { sandboxInitWarning } from '../shared/sandbox';
 import { droppedEnvWarning } from '../shared/secret-env';
+import { clientToolSpecs } from '../shared/client-tools';
 
 export async function startSession(deps: {
   state: LoopState;
@@ -60,7 +61,16 @@ export async function startSession(deps: {
   }
   const mcpTools = await listMcpTools(deps);
   const extra = [todoWriteSpec, ...(cfg.requireDoneTool ? [taskCompleteSpec] : [])];
-  state.tools = visibleTools([...all, ...extra, ...mcpTools], cfg);
+  // Tools of the client's in-process MCP servers (ARCHITECTURE.md#client-mcp-tools): declared, not listed.
+  const clientTools = clientToolSpecs(cfg.clientTools);
+  const shadowed = new Set(clientTools.map((t) => t.name));
+  const onWorker = [...all, ...extra, ...mcpTools];
+  state.tools = visibleTools([...onWorker.filter((t) => !shadowed.has(t.name)), ...clientTools], cfg);
+  const replaced = onWorker.filter((t) => shadowed.has(t.name)).map((t) => t.name);
+  if (clientTools.length) {
+    const servers = [...new Set(clientTools.map((t) => t.mcp!.server))];
+    state.mcpServers = [...(state.mcpServers ?? []), ...servers.map((name) => ({ name, status: 'connected' as const }))];
+  }
   // Listed only when the session has agents (ARCHITECTURE.md#subagents); not subject to `tools`.
   if (taskToolVisible(cfg)) state.tools.push(taskToolSpec(cfg.agents!));
   state.systemPrompt = buildSystemPrompt(cfg, {
@@ -73,6 +83,14 @@ export async function startSession(deps: {
   emitInit(state, log);
   const sandboxWarning = sandboxInitWarning(cfg.sandbox, state.tools);
   if (sandboxWarning) log.emit({ type: 'system', subtype: 'warning', message: sandboxWarning });
+  if (replaced.length) {
+    const them = replaced.length > 1 ? 'them' : 'it';
+    log.emit({
+      type: 'system',
+      subtype: 'warning',
+      message: `The worker also has ${replaced.join(', ')}; the in-process MCP server of the program that called query() serves ${them} in this session.`,
+    });
+  }
   // Names the client dropped from `env` (ARCHITECTURE.md#secrets-stay-on-workers); an event, not a command.
   if (cfg.envDropped?.length) log.emit({ type: 'system', subtype: 'warning', message: droppedEnvWarning(cfg.envDropped) });
   await fireHooks(deps, 'SessionStart', cfg.resume ? 'resume' : 'startup', { source: cfg.resume ? 'resume' : 'startup' });

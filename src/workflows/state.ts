@@ -15,6 +15,7 @@ import { emptyUsage, type AssistantReply, type Message, type Usage } from '../sh
 import type { ToolSpec } from '../shared/tools';
 import type { PendingPermission, PermissionAnswer } from '../shared/approvals';
 import type { HookAnswer, PendingHookRequest } from '../shared/client-hooks';
+import type { PendingToolRequest, ToolAnswer } from '../shared/client-tools';
 import type { SessionSettings } from '../shared/hooks';
 import { normalizePath } from '../shared/tools';
 import { sdkModelUsage, sdkToolInput, sdkUsage } from '../shared/sdk-shapes';
@@ -109,6 +110,11 @@ export interface LoopState {
    * session with `clientHooks` first asks, and in states carried by older workers.
    */
   hookRequests?: HookRequests;
+  /**
+   * Calls of client tools waiting for the client's answer (ARCHITECTURE.md#client-mcp-tools):
+   * absent until a session with `clientTools` first asks, and in states carried by older workers.
+   */
+  toolRequests?: ToolRequests;
   /** null: a session started before settings were loaded (or its recorded history). */
   settings: SessionSettings | null;
   /** Subagents started by `Task` (ARCHITECTURE.md#subagents); absent in states carried by older workers. */
@@ -178,6 +184,13 @@ export interface Approvals {
 export interface HookRequests {
   pending: PendingHookRequest[];
   answers: Record<string, HookAnswer>;
+  nextId: number;
+}
+
+/** Tool calls sent to the client: pending, and answers received but not yet taken by the waiting call. */
+export interface ToolRequests {
+  pending: PendingToolRequest[];
+  answers: Record<string, ToolAnswer>;
   nextId: number;
 }
 

@@ -14,6 +14,7 @@ import { pathGuardFor, permissionGate, type GateDeps, type GateResult } from './
 import { fireHooks, type HookDeps } from './hooks';
 import { runTask, TASK_TOOL } from './subagents';
 import { callMcpTool } from './mcp';
+import { callClientTool } from './client-tools';
 import type { McpActivities } from '../shared/activities';
 
 export interface ToolDispatchDeps extends GateDeps, HookDeps {
@@ -126,22 +127,24 @@ async function execute(deps: ToolDispatchDeps, call: ToolUseBlock, gate: GateRes
   const filePath = typeof input?.file_path === 'string' ? normalizePath(input.file_path) : undefined;
   const spec = deps.specs.find((s) => s.name === call.name);
   const pathGuard = pathGuardFor(state, call.name, gate);
-  const outcome = spec?.mcp
-    ? await callMcpTool({ state, mcp: deps.mcp }, spec, call.input)
-    : await deps.runTool({
-        name: call.name,
-        input: call.input,
-        context: {
-          sessionId: state.sessionId,
-          toolUseId: call.id,
-          cwd: state.config.cwd,
-          additionalDirectories: state.config.additionalDirectories,
-          env: state.config.env,
-          sandbox: state.config.sandbox,
-          readStamp: filePath === undefined ? undefined : state.fileStamps[filePath],
-          ...(pathGuard ? { pathGuard } : {}),
-        },
-      });
+  const outcome = spec?.mcp?.client
+    ? await callClientTool({ state, log }, spec, call)
+    : spec?.mcp
+      ? await callMcpTool({ state, mcp: deps.mcp }, spec, call.input)
+      : await deps.runTool({
+          name: call.name,
+          input: call.input,
+          context: {
+            sessionId: state.sessionId,
+            toolUseId: call.id,
+            cwd: state.config.cwd,
+            additionalDirectories: state.config.additionalDirectories,
+            env: state.config.env,
+            sandbox: state.config.sandbox,
+            readStamp: filePath === undefined ? undefined : state.fileStamps[filePath],
+            ...(pathGuard ? { pathGuard } : {}),
+          },
+        });
   recordFileStamps(state, outcome.fileStamps);
   progress('completed');
   return { type: 'tool_result', tool_use_id: call.id, content: outcome.content, is_error: outcome.isError || undefined };

@@ -1,7 +1,7 @@
 /**
  * MCP configs without a server (ARCHITECTURE.md#mcp): `.mcp.json` shape errors name the field
  * (the CLI exits 2), literal secrets are refused before anything starts, `${VAR}` references
- * resolve from the worker's environment, and in-process SDK servers are refused in `query()`.
+ * resolve from the worker's environment, and in-process SDK servers are kept by `query()` to serve itself.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -177,12 +177,14 @@ test('tool names: mcp__<server>__<tool>', () => {
   expect(parseMcpToolName('Bash')).toBeUndefined();
 });
 
-test('query() refuses an in-process SDK server by name: it registers on the worker', () => {
+test('query() keeps an in-process SDK server to serve itself: only the other servers go to the worker', () => {
   const server = createSdkMcpServer({ name: 'inproc', tools: [tool('t', 'd', { x: z.string() }, async () => ({ content: [] }))] });
-  expect(() => mapOptions({ mcpServers: { inproc: server } } as never, '/tmp')).toThrow(/^mcpServers\.inproc: an in-process SDK server/);
-  expect(mapOptions({ mcpServers: { calc: { command: 'node' } } } as never, '/tmp').session.mcpServers).toEqual({
-    calc: { command: 'node' },
-  });
+  const mapped = mapOptions({ mcpServers: { inproc: server, calc: { command: 'node' } } } as never, '/tmp');
+  expect(mapped.session.mcpServers).toEqual({ calc: { command: 'node' } });
+  expect(mapped.sdkServers).toEqual({ inproc: server });
+  const only = mapOptions({ mcpServers: { inproc: server } } as never, '/tmp');
+  expect(only.session.mcpServers).toBeUndefined();
+  expect(only.session.clientTools).toBeUndefined();
 });
 
 test('durable-agent run --mcp-config with a bad file exits 2 naming the field', async () => {

@@ -318,6 +318,9 @@ export async function narrowsOnEverySdkMessage(): Promise<unknown[]> {
           case 'hook_request':
             seen.push(m.request_session_id, m.hook_input.hook_event_name);
             break;
+          case 'tool_request':
+            seen.push(m.request_session_id, m.tool_name, m.tool_input);
+            break;
           case 'model_changed':
             seen.push(m.previous_model, m.reason);
             break;

@@ -1,8 +1,10 @@
 /**
  * The Claude Agent SDK's in-process MCP helpers, `tool()` and `createSdkMcpServer()`
  * (ARCHITECTURE.md#mcp). A session's options are recorded in history, so code cannot travel in
- * them: such a server is registered on the worker instead — `createWorker({ tools: [server] })` —
- * and its tools join the registry as `mcp__<server>__<tool>`, run by `runTool` like the built-ins.
+ * them: such a server either runs in the process that called `query()`, which serves its tools to
+ * the session (`mcpServers`; ARCHITECTURE.md#client-mcp-tools), or is registered on the worker —
+ * `createWorker({ tools: [server] })` — and its tools join the registry as `mcp__<server>__<tool>`,
+ * run by `runTool` like the built-ins.
  */
 import { z } from 'zod';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
@@ -42,7 +44,7 @@ export function tool<S extends ToolInputSchema>(
   return { name, description, inputSchema, handler, ...(extras?.annotations ? { annotations: extras.annotations } : {}) };
 }
 
-/** The SDK's `createSdkMcpServer({ name, version?, tools? })`; register the result with `createWorker({ tools })`. */
+/** The SDK's `createSdkMcpServer({ name, version?, tools? })`: give the result to `query()`'s `mcpServers`, or register it with `createWorker({ tools })`. */
 export function createSdkMcpServer(options: {
   name: string;
   version?: string;
