@@ -537,7 +537,9 @@ export async function lsCommand(argv: string[]): Promise<number> {
     const rows = [];
     for await (const s of c.list({ status: v.status, batchId: v.batch, model: v.model, limit })) rows.push(s);
     if (v.json) return (rows.forEach(printJson), EXIT.ok);
-    const table = [['ID', 'STATUS', 'MODEL', 'TURNS', 'COST', 'STARTED']];
+    // A BUILD column once any session runs on a versioned worker (ARCHITECTURE.md#deploys).
+    const builds = rows.some((r) => r.buildId);
+    const table = [['ID', 'STATUS', 'MODEL', 'TURNS', 'COST', 'STARTED', ...(builds ? ['BUILD'] : [])]];
     for (const r of rows) {
       const status =
         r.executionStatus === 'RUNNING'
@@ -550,6 +552,7 @@ export async function lsCommand(argv: string[]): Promise<number> {
         String(r.turns ?? '-'),
         usd(r.costUsd),
         r.startTime.toISOString().replace('T', ' ').slice(0, 19),
+        ...(builds ? [r.buildId ?? '-'] : []),
       ]);
     }
     const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));

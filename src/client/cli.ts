@@ -17,6 +17,7 @@ import { CheckpointsNotFoundError } from './checkpoint-diff';
 import { cleanupCommand } from './cli-workspace';
 import { SessionExistsError, SessionNotFoundError } from './client';
 import { JobsFileError } from './jobs-file';
+import { BuildNotFoundError, DeploymentNotFoundError } from './deploy';
 
 const USAGE = `usage: durable-agent <command> [options]   (durable-agent <command> --help for its options)
 
@@ -50,6 +51,9 @@ Infrastructure:
   server                   run the Temporal dev server (SQLite, Web UI, our search attributes)
   server --postgres URL    run the full Temporal server on PostgreSQL (--nodes N: a cluster on this machine)
   worker                   run the workflow, model and tool workers in one process
+                           (--deployment NAME --build-id ID: as a build of a worker deployment)
+  deploy set-current BUILD make a build current: new sessions start on it, older ones move at continue-as-new
+  deploy status            the deployment's builds and the running sessions on each
   scripted-model           serve scenario files as an OpenAI-compatible model (tests and demos)
   ui                       serve the dashboard: sessions, approvals, batches (--port 8234 --host 127.0.0.1)
 
@@ -99,6 +103,8 @@ export async function main(argv: string[]): Promise<number> {
         return await diffCommand(rest);
       case 'batch':
         return await batchCommand(rest);
+      case 'deploy':
+        return await lazy<typeof import('./cli-deploy')>('./cli-deploy').deployCommand(rest);
       case 'cleanup':
         return await cleanupCommand(rest);
       case undefined:
@@ -138,7 +144,9 @@ function report(e: unknown): number {
     e instanceof BatchConflictError ||
     e instanceof CheckpointChoiceError ||
     e instanceof CheckpointsNotFoundError ||
-    e instanceof CodecConfigError;
+    e instanceof CodecConfigError ||
+    e instanceof DeploymentNotFoundError ||
+    e instanceof BuildNotFoundError;
   if (badInput) {
     err((e as Error).message);
     return EXIT.usage;

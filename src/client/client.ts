@@ -127,6 +127,8 @@ export interface SessionSummary {
   turns?: number;
   costUsd?: number;
   batchId?: string;
+  /** The build of the worker deployment the run is on (ARCHITECTURE.md#deploys); absent when unversioned. */
+  buildId?: string;
   startTime: Date;
   closeTime?: Date;
 }
@@ -278,6 +280,7 @@ export class DurableAgentClient {
         turns: one<number>(api.SEARCH_ATTRIBUTES.turns),
         costUsd: one<number>(api.SEARCH_ATTRIBUTES.costUsd),
         batchId: one<string>(api.SEARCH_ATTRIBUTES.batchId),
+        ...(w.buildId ? { buildId: w.buildId } : {}),
         startTime: w.startTime,
         closeTime: w.closeTime,
       };

@@ -7,6 +7,7 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import * as api from '../shared/api';
+import { buildOf } from './visibility';
 import type { SessionOptions } from '../shared/config';
 import type { CheckpointRecord, CheckpointsView } from '../shared/checkpoint';
 import type { ResultMessage } from '../shared/events';
@@ -37,6 +38,8 @@ export interface SessionInfo {
   checkpoints: CheckpointRecord[] | null;
   /** Why the last checkpoint could not be made or pushed. */
   checkpointsFailing: string | null;
+  /** The build of the worker deployment its run is pinned to (ARCHITECTURE.md#deploys); null when unversioned. */
+  buildId: string | null;
 }
 
 /** What `infoFrom` is built from: the parts of a describe it reads, and the result or failure once closed. */
@@ -56,6 +59,8 @@ export interface InfoSources {
   checkpoints?: CheckpointsView | null;
   /** The folder its `init` event names: a workspace session's before it has a result. */
   initCwd?: string;
+  /** The build its current run is on (versioned workers only). */
+  buildId?: string;
 }
 
 const INTERRUPTED = new Set(['CANCELLED', 'CANCELED', 'TERMINATED', 'TIMED_OUT']);
@@ -89,6 +94,7 @@ export function infoFrom(s: InfoSources): SessionInfo {
     closeTime: s.closeTime?.toISOString() ?? null,
     checkpoints: s.checkpoints ? [...s.checkpoints.checkpoints].sort((a, b) => a.turn - b.turn) : null,
     checkpointsFailing: s.checkpoints?.failing ?? null,
+    buildId: s.buildId ?? null,
   };
 }
 
@@ -142,6 +148,7 @@ export async function sessionInfo(client: Client, sessionId: string): Promise<{ 
     ...(startCwd ? { startCwd } : {}),
     ...(checkpoints ? { checkpoints } : {}),
     ...(initCwd ? { initCwd } : {}),
+    ...(buildOf(d.raw.workflowExecutionInfo) ? { buildId: buildOf(d.raw.workflowExecutionInfo) } : {}),
   });
   return { info, ...(result ? { result } : {}) };
 }

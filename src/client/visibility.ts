@@ -27,6 +27,8 @@ export interface ListedRun {
   memo: Record<string, unknown>;
   /** The workflow that started this one as its child (a subagent's session, a batch), when the server says. */
   parentWorkflowId?: string;
+  /** The build of the worker deployment the run is on (ARCHITECTURE.md#deploys); absent when unversioned. */
+  buildId?: string;
 }
 
 const STATUS_PREFIX = 'WORKFLOW_EXECUTION_STATUS_';
@@ -81,8 +83,27 @@ export async function* listRuns(
         searchAttributes: decodeSearchAttributes(raw.searchAttributes?.indexedFields),
         memo: await lenientMemo(opts.codecs ?? [], raw.memo?.fields),
         ...(parentWorkflowId ? { parentWorkflowId } : {}),
+        ...(buildOf(raw) ? { buildId: buildOf(raw) } : {}),
       };
     }
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
 }
+
+/**
+ * The build a session's run is on (ARCHITECTURE.md#deploys): its versioning info (describe), else
+ * visibility's `TemporalWorkerDeploymentVersion` (a listing, which carries no versioning info);
+ * undefined when unversioned.
+ */
+export function buildOf(raw: temporal.api.workflow.v1.IWorkflowExecutionInfo | null | undefined): string | undefined {
+  const v = raw?.versioningInfo;
+  const id = v?.deploymentVersion?.buildId;
+  if (id) return id;
+  const listed = decodeSearchAttributes(raw?.searchAttributes?.indexedFields)[DEPLOYMENT_VERSION_ATTRIBUTE]?.[0];
+  // `<deployment>:<build>` (or `.` on servers before 1.28).
+  const version = v?.version || (typeof listed === 'string' ? listed : '');
+  return /^[^.:]+[.:](.+)$/.exec(version)?.[1];
+}
+
+/** Visibility's system attribute naming a run's deployment version. */
+const DEPLOYMENT_VERSION_ATTRIBUTE = 'TemporalWorkerDeploymentVersion';

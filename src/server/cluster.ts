@@ -34,6 +34,11 @@ export const SERVER_DYNAMIC_CONFIG: Record<string, unknown> = {
   'history.transferProcessorMaxPollRPS': 1000,
   'system.enableActivityEagerExecution': true,
   'limit.maxIDLength': 255,
+  // Worker Versioning (ARCHITECTURE.md#deploys): deployment versions, and a pinned session told
+  // that its deployment's current build changed, so it moves at its next continue-as-new. Both
+  // are 1.30's defaults, set here so that a server whose defaults differ still deploys the same.
+  'system.enableDeploymentVersions': true,
+  'system.enableSendTargetVersionChanged': true,
 };
 
 /** Ports every node uses on its own address. */
@@ -74,6 +79,8 @@ export interface PostgresServerOptions {
   log?: (line: string) => void;
   /** Per start-up (default 120 s). */
   startTimeoutMs?: number;
+  /** Dynamic config over SERVER_DYNAMIC_CONFIG (a key set here wins), e.g. shorter intervals in a test. */
+  dynamicConfig?: Record<string, unknown>;
   /**
    * Serve each node's server metrics for Prometheus on its own address at this port (its
    * requests, storage operations and background tasks, by operation). Default: not served.
@@ -321,7 +328,7 @@ export async function startPostgresServer(opts: PostgresServerOptions): Promise<
   const ports = await choosePorts(opts.ports ?? {}, ips, opts.metricsPort);
   fs.mkdirSync(opts.stateDir, { recursive: true });
   const dynamicConfigPath = path.resolve(opts.stateDir, 'dynamicconfig.yaml');
-  fs.writeFileSync(dynamicConfigPath, dynamicConfigFile(SERVER_DYNAMIC_CONFIG));
+  fs.writeFileSync(dynamicConfigPath, dynamicConfigFile({ ...SERVER_DYNAMIC_CONFIG, ...opts.dynamicConfig }));
 
   const nodes: ServerNode[] = [];
   const launch = (i: number): ServerNode => {

@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { acquireLock, cacheDir, findGo, goInstall, isExecutableFile, TemporalBuildError, TemporalNotFoundError } from './ensure-temporal';
 
 export const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';
-export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
+export const TEMPORAL_SERVER_VERSION = 'v1.30.8';
 /** The temporalio/server and admin-tools images of the same release (docker-compose.yml). */
 export const TEMPORAL_SERVER_IMAGE_VERSION = TEMPORAL_SERVER_VERSION.slice(1);
 

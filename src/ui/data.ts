@@ -4,6 +4,7 @@
  * tokens for its conversation, the batch's `progress` query and job results. Nothing is stored
  * here beyond a bounded in-memory note of when each listed session last changed.
  */
+import { buildOf } from '../client/visibility';
 import { structuredPatch } from 'diff';
 import { temporal } from '@temporalio/proto';
 import { decodeSearchAttributes } from '@temporalio/common/lib/converter/payload-search-attributes';
@@ -160,6 +161,8 @@ export class DashboardData {
       turns,
       costUsd,
       batchId: one<string>(api.SEARCH_ATTRIBUTES.batchId),
+      // The build of the worker deployment the run is on (ARCHITECTURE.md#deploys).
+      buildId: buildOf(raw),
       startTime,
       ...(closeTime ? { closeTime } : {}),
       lastActivity: closeTime ?? this.activity.seen(sessionId, key, toIso(raw.executionTime) ?? startTime),
@@ -185,6 +188,7 @@ export class DashboardData {
       startTime: d.startTime.toISOString(),
       closeTime: d.closeTime?.toISOString(),
       batchId: sa[api.SEARCH_ATTRIBUTES.batchId]?.[0] as string | undefined,
+      buildId: buildOf(d.raw.workflowExecutionInfo),
       state,
       usage,
       pendingPermissions: pending,

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { codecFromEnv, describeCodecs } from '../codec';
 import { Runtime } from '@temporalio/worker';
 import { connectWithRetry, createWorker } from './worker';
+import { deploymentFromEnv, deploymentProblem, type WorkerDeployment } from './deployment';
 import { telemetryFromEnv } from './telemetry';
 import { describeSandbox, sandboxOptionsFromEnv } from '../activities/sandbox';
 import { BASH_MAX_TIMEOUT_MS } from '../activities/tools/bash';
@@ -14,7 +15,10 @@ import { BASH_MAX_TIMEOUT_MS } from '../activities/tools/bash';
 const DRAIN_GRACE_MS = BASH_MAX_TIMEOUT_MS + 60_000;
 
 const USAGE = `usage: durable-agent worker [--address HOST:PORT] [--namespace NS] [--roles workflow,model,tools]
-  [--max-model-calls-per-second N] [--metrics-port N]
+  [--max-model-calls-per-second N] [--metrics-port N] [--deployment NAME --build-id ID]
+  --deployment NAME --build-id ID  poll as this build of a worker deployment (Worker Versioning): sessions stay on
+                           the build that started them and move to the deployment's current build at continue-as-new
+                           (durable-agent deploy set-current; env DURABLE_AGENT_DEPLOYMENT, DURABLE_AGENT_BUILD_ID)
   --metrics-port [HOST:]N  serve the worker's Temporal (Core SDK) metrics for Prometheus at http://HOST:N/metrics (HOST default 127.0.0.1)
 Tracing: off unless OTEL_TRACES_EXPORTER (otlp|console) or OTEL_EXPORTER_OTLP_ENDPOINT is set (ARCHITECTURE.md#observability).
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, OPENAI_BASE_URL, OPENAI_API_KEY, DURABLE_AGENT_PRICING_FILE,
@@ -23,7 +27,8 @@ DURABLE_AGENT_WORKFLOW_BUNDLE (a prebuilt workflow bundle file; skips bundling a
 DURABLE_AGENT_ENCRYPTION_KEYS (id:base64key,… — encrypt payloads; the first key is current),
 DURABLE_AGENT_COMPRESS=1 (compress payloads over 1 KiB). See docs/ENCRYPTION.md.
 DURABLE_AGENT_SANDBOX (auto|required|off, or JSON settings: sessions that set no sandbox),
-DURABLE_AGENT_BWRAP (bubblewrap binary), DURABLE_AGENT_SANDBOX_DENY_READ (extra paths Bash may not read).`;
+DURABLE_AGENT_BWRAP (bubblewrap binary), DURABLE_AGENT_SANDBOX_DENY_READ (extra paths Bash may not read),
+DURABLE_AGENT_DEPLOYMENT and DURABLE_AGENT_BUILD_ID (as --deployment and --build-id).`;
 
 export async function runWorkerCommand(argv: string[]): Promise<number> {
   let values;
@@ -36,6 +41,8 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
         roles: { type: 'string' },
         'max-model-calls-per-second': { type: 'string' },
         'metrics-port': { type: 'string' },
+        deployment: { type: 'string' },
+        'build-id': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -58,6 +65,21 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   const metricsMatch = metrics === undefined ? undefined : /^(?:(.+):)?(\d+)$/.exec(metrics);
   if (metrics !== undefined && (!metricsMatch || Number(metricsMatch[2]) < 1 || Number(metricsMatch[2]) > 65535)) {
     console.error(`--metrics-port: expected [HOST:]PORT with a port 1-65535, got '${metrics}'`);
+    return 2;
+  }
+  let deployment: WorkerDeployment | undefined;
+  try {
+    const fromFlags = values.deployment !== undefined || values['build-id'] !== undefined;
+    if (fromFlags && (values.deployment === undefined || values['build-id'] === undefined)) {
+      throw new Error(
+        `${values.deployment === undefined ? '--deployment' : '--build-id'}: required with ${values.deployment === undefined ? '--build-id' : '--deployment'}`,
+      );
+    }
+    deployment = fromFlags ? { name: values.deployment!, buildId: values['build-id']! } : deploymentFromEnv();
+    const problem = deployment && deploymentProblem(deployment, { name: '--deployment', buildId: '--build-id' });
+    if (problem) throw new Error(problem);
+  } catch (e) {
+    console.error(`${(e as Error).message}\n\n${USAGE}`);
     return 2;
   }
   try {
@@ -100,6 +122,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
     namespace: values.namespace,
     roles: roles as ('workflow' | 'model' | 'tools')[] | undefined,
+    ...(deployment ? { deployment } : {}),
     maxModelCallsPerSecond: rate ? Number(rate) : undefined,
     payloadCodecs,
     // SIGTERM drains: in-flight tool calls and model calls finish (a Bash command may run for up
@@ -116,7 +139,8 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   const sandbox = await worker.sandboxStatus();
   log(
     `connected to ${address}; model endpoint ${process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}; ${describeCodecs(payloadCodecs)}` +
-      `${sandbox ? `; ${describeSandbox(sandbox)}` : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
+      `${sandbox ? `; ${describeSandbox(sandbox)}` : ''}` +
+      `${deployment ? `; deployment ${deployment.name} build ${deployment.buildId}` : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
   );
   await worker.run();
   await connection.close();

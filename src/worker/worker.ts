@@ -32,10 +32,18 @@ import { LIVE_IDENTITY_MARK } from '../shared/stream-events';
 import type { PromptSinks } from '../shared/prompt-offer';
 import { activityTracing, startTracing, telemetryFromEnv, workflowTracing, type TelemetryOptions } from './telemetry';
 import { SESSION_BUNDLER_OPTIONS, WORKFLOWS_PATH } from './bundle';
+import { deploymentFromEnv, versioningOptions, type WorkerDeployment } from './deployment';
 
 export interface CreateWorkerOptions {
   /** An existing connection; otherwise one is opened to `address`. */
   connection?: NativeConnection;
+  /**
+   * Worker Versioning (ARCHITECTURE.md#deploys): this worker is build `buildId` of worker
+   * deployment `name`. Sessions start pinned to the deployment's current build and move to the
+   * current one at continue-as-new. Default: DURABLE_AGENT_DEPLOYMENT and DURABLE_AGENT_BUILD_ID;
+   * without them the worker is unversioned, as before.
+   */
+  deployment?: WorkerDeployment;
   address?: string;
   namespace?: string;
   /** Tools registered in addition to the built-ins, and in-process MCP servers made with
@@ -181,6 +189,8 @@ function checkBundleEncryptsFailures(bundle: NonNullable<CreateWorkerOptions['wo
 
 export async function createWorker(opts: CreateWorkerOptions = {}): Promise<AgentWorker> {
   const log = opts.log ?? ((l: string) => console.error(l));
+  // Before connecting: half a deployment (a name without a build id) fails start-up.
+  const versioned = versioningOptions(opts.deployment ?? deploymentFromEnv());
   // Before connecting: a malformed key fails start-up, not the first payload.
   const dataConverters = workerDataConverters(opts.payloadCodecs ?? codecFromEnv());
   const address = opts.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
@@ -266,6 +276,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
           ...(model ? {} : { enableNonLocalActivities: false }),
           taskQueue: queues.workflow,
           dataConverter: dataConverters.workflow,
+          ...versioned,
           ...(opts.workflowBundle
             ? { workflowBundle: opts.workflowBundle }
             : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: SESSION_BUNDLER_OPTIONS }),
@@ -286,7 +297,8 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
         Worker.create({ ...common, ...model, taskQueue, dataConverter: dataConverters.activity, ...activityInterceptors, ...extra });
       if (!roles.has('workflow')) {
         expectOneKindWorker(queues.model, 'activities');
-        workers.push(await activityWorker(queues.model));
+        // The workflow's own queue: a pinned session's model calls go to workers of its build.
+        workers.push(await activityWorker(queues.model, versioned));
       }
       // Sessions started by earlier versions schedule their model calls on `<queue>-model`; a
       // running one keeps doing so until it continues as new. One poller serves them.

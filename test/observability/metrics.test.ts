@@ -43,6 +43,9 @@ test.each([
   [['--metrics-port', 'abc'], {}, "--metrics-port: expected [HOST:]PORT with a port 1-65535, got 'abc'"],
   [['--metrics-port', '70000'], {}, '--metrics-port'],
   [[], { OTEL_TRACES_EXPORTER: 'zipkin' }, "OTEL_TRACES_EXPORTER: unsupported exporter 'zipkin'"],
+  [['--deployment', 'agents'], {}, '--build-id: required with --deployment'],
+  [['--deployment', 'a b', '--build-id', 'b1'], {}, "--deployment: 'a b' must be 1-64 letters"],
+  [[], { DURABLE_AGENT_DEPLOYMENT: 'agents' }, 'DURABLE_AGENT_BUILD_ID is not set'],
 ])('worker %j %j exits 2 naming the setting', (args, extra, message) => {
   const r = spawnSync(process.execPath, [CLI, 'worker', ...args], { env: env(extra), encoding: 'utf8', timeout: 120_000 });
   expect(r.status).toBe(2);

@@ -179,7 +179,7 @@
               { 'data-session': r.sessionId },
               h('td', {}, h('a', { href: sessionHref(r.sessionId) }, r.sessionId)),
               h('td', {}, badge(r.status)),
-              h('td', {}, r.model || '–'),
+              h('td', {}, r.model || '–', r.buildId ? h('span.muted', { title: 'worker build' }, ` · ${r.buildId}`) : ''),
               h('td', {}, r.batchId ? h('a', { href: batchHref(r.batchId) }, r.batchId) : '–'),
               h('td.num', {}, num(r.turns)),
               h('td.num', {}, usd(r.costUsd)),
@@ -478,6 +478,7 @@
         ' · started ',
         ago(d.startTime),
         d.batchId ? [' · batch ', h('a', { href: batchHref(d.batchId) }, d.batchId)] : '',
+        d.buildId ? [' · build ', h('span', { id: 'build' }, d.buildId)] : '',
         ' · ',
         h('a', { href: temporalHref(id, d.runId), target: '_blank', rel: 'noopener', id: 'temporal-link' }, 'Open in Temporal UI'),
       );
