@@ -25,8 +25,10 @@ export async function deployCommand(argv: string[]): Promise<number> {
     if (positionals.length !== 1) throw new UsageError(`deploy set-current: expected one BUILD_ID\n\n${USAGE}`);
     const buildId = positionals[0]!;
     return withClient(async (c) => {
-      const { previous } = await setCurrentBuild(c.client, deployment, buildId);
+      const { previous, propagated } = await setCurrentBuild(c.client, deployment, buildId);
       out(`${deployment}: current build is now ${buildId}${previous ? ` (was ${previous})` : ''}`);
+      if (!propagated)
+        out('(the server is still telling its task queues: sessions continuing as new in the next seconds may start on the old build)');
       return EXIT.ok;
     });
   }

@@ -23,9 +23,16 @@ export class DeploymentNotFoundError extends Error {
 /**
  * Make `buildId` the deployment's current build: new sessions start on it, and sessions pinned to
  * another build move to it when they continue as new. The build must have polled (a worker of it
- * started) — the server refuses a version it has not seen, and so do we, by name.
+ * started) — the server refuses a version it has not seen, and so do we, by name. Resolves once
+ * the server has told every task queue of the deployment (`propagated`; false if that took longer
+ * than `waitMs`): until then a session continuing as new may still start on the old build.
  */
-export async function setCurrentBuild(client: Client, deployment: string, buildId: string): Promise<{ previous?: string }> {
+export async function setCurrentBuild(
+  client: Client,
+  deployment: string,
+  buildId: string,
+  opts: { waitMs?: number } = {},
+): Promise<{ previous?: string; propagated: boolean }> {
   const status = await deploymentStatus(client, deployment);
   if (!status.versions.some((v) => v.buildId === buildId)) {
     const known = status.versions.map((v) => v.buildId).join(', ') || 'none';
@@ -38,7 +45,22 @@ export async function setCurrentBuild(client: Client, deployment: string, buildI
     identity: client.options.identity ?? 'durable-agent deploy',
   });
   const previous = res.previousDeploymentVersion?.buildId ?? undefined;
-  return previous ? { previous } : {};
+  const propagated = await routingPropagated(client, deployment, opts.waitMs ?? 30_000);
+  return { ...(previous ? { previous } : {}), propagated };
+}
+
+/** Wait until the deployment's routing change has reached all its task queues (or `waitMs` passed). */
+async function routingPropagated(client: Client, deployment: string, waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const info = (
+      await client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName: deployment })
+    ).workerDeploymentInfo;
+    if (info?.routingConfigUpdateState !== temporal.api.enums.v1.RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_IN_PROGRESS)
+      return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 export class BuildNotFoundError extends Error {

@@ -40,6 +40,8 @@ interface Live {
   released: boolean;
   dropped: boolean;
   finished: boolean;
+  /** How the attempt ended, once its `end` frame came. */
+  outcome?: 'completed' | 'failed' | 'cancelled';
   started: Promise<void>;
   ended: Promise<void>;
   markStarted(): void;
@@ -60,8 +62,8 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
   let lastAssistantSeq = -1;
   /** The session's own previous reply (a subagent's replies are not its calls). */
   let lastOwnReplySeq = -1;
-  /** Where each stream that started begins (`afterSeq`). */
-  const startsAfter = new Set<number>();
+  /** The streams that started since the session's previous reply (an attempt each). */
+  let attempts: Live[] = [];
   let idle = false;
   let stopped = false;
   let runId: string | undefined;
@@ -88,7 +90,7 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
     if (s.dropped) return;
     if (frame.type === 'start') {
       s.afterSeq = frame.afterSeq;
-      startsAfter.add(frame.afterSeq);
+      attempts.push(s);
       s.markStarted();
       // The first reply after `afterSeq` is this call's: if one was shown already, the call is over.
       if (lastAssistantSeq > frame.afterSeq) return drop(s);
@@ -105,6 +107,7 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
       if (s.released) out.push(m);
       else s.buffered.push(m);
     } else {
+      s.outcome = frame.status;
       s.finish();
     }
   };
@@ -167,8 +170,12 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
     const seq = e.seq;
     const deadline = Date.now() + (opts.drainMs ?? 5_000);
     await Promise.all(open().map((s) => until(s.started, deadline)));
-    // The session's own call with no stream found since its previous reply: over before a look found it.
-    if (e.parent_tool_use_id === null && ![...startsAfter].some((a) => a >= lastOwnReplySeq && a < seq)) {
+    // The session's own call with no stream found since its previous reply, or only attempts that
+    // were cut (a retry over before a look found it): the attempt that completed is in history.
+    const found = attempts.some(
+      (s) => s.afterSeq! >= lastOwnReplySeq && s.afterSeq! < seq && s.outcome !== 'failed' && s.outcome !== 'cancelled',
+    );
+    if (e.parent_tool_use_id === null && !found) {
       await findFinished();
       await Promise.all(open().map((s) => until(s.started, deadline)));
     }
@@ -191,7 +198,7 @@ export async function* followWithPartials(client: Client, sessionId: string, opt
         if (e.type === 'assistant') lastAssistantSeq = e.seq;
         if (e.type === 'assistant' && e.parent_tool_use_id === null) {
           lastOwnReplySeq = e.seq;
-          for (const a of startsAfter) if (a < e.seq) startsAfter.delete(a);
+          attempts = attempts.filter((s) => s.afterSeq! >= e.seq);
         }
         // A new turn after a wait: look for its model call now, not at the idle pace.
         if (idle && e.type !== 'result') discoveryWake.wake();

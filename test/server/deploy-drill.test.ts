@@ -143,7 +143,7 @@ test('deploy drill: sessions pinned to build A move to build B at continue-as-ne
     'build A to be known',
     async () => (await deploymentStatus(client, DEPLOYMENT).catch(() => undefined))?.versions.length === 1,
   );
-  await setCurrentBuild(client, DEPLOYMENT, 'A');
+  expect(await setCurrentBuild(client, DEPLOYMENT, 'A')).toEqual({ propagated: true });
 
   const work = mkdtempSync(path.join(tmpdir(), 'da-deploy-ws-'));
   const gate = path.join(work, 'gate');

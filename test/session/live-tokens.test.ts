@@ -159,10 +159,11 @@ test('calls shorter than a look for them still reach the reader whole, each befo
 test('a stream cut mid-reply is retried: the restart is announced and no text reaches the client twice', async () => {
   const text = words(16, 'r');
   // The first attempt sends the role chunk and five words, then the connection drops; the retry
-  // waits 2 s, so the client finds the cut attempt while it runs or while its stream is kept.
+  // waits 4 s (a window wide enough for a reader on a loaded machine), so the client finds the cut
+  // attempt while it runs or while its stream is kept.
   const handle = await h.start(
     { name: 'live-retry', turns: [turn.text(text, { chunk_delay_ms: 50, faults: [{ drop_after_chunks: 6 }] })] },
-    { retry: { maxAttempts: 3, initialIntervalMs: 2_000, maximumIntervalMs: 2_000 } },
+    { retry: { maxAttempts: 3, initialIntervalMs: 4_000, maximumIntervalMs: 4_000 } },
   );
   const messages: QueryMessage[] = [];
   for await (const m of handle.messages({ includePartialMessages: true, pollMs: 50 })) messages.push(m);
