@@ -103,6 +103,9 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
   // Budget and the liveness check of granted jobs (ARCHITECTURE.md#batch-budget) add commands.
   const budget = settings.maxBudgetUsd !== undefined && patched('batch-budget') ? settings.maxBudgetUsd : undefined;
   const liveness = patched('batch-liveness');
+  // A run grants no more jobs than its history has room for (each grant is a signal out and its
+  // outcome, 2 events): at concurrency 500 one iteration's grants alone could double a run.
+  const grantsFitRun = patched('batch-grants-fit-run');
   const s: BatchCarried = input.carried ?? {
     schemaVersion: 1,
     concurrency: settings.concurrency,
@@ -194,6 +197,7 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
           continue;
         }
         if (running.size >= s.concurrency) break;
+        if (grantsFitRun && grants.length > 0 && grants.length * 2 >= settings.eventsPerRun - workflowInfo().historyLength) break;
         waiting.delete(jobId);
         running.add(jobId);
         // With a budget, the job's cap is what is left of it (its own maxBudgetUsd still applies).
