@@ -54,6 +54,18 @@ export const out = (line: string): void => void process.stdout.write(`${line}\n`
 export const err = (line: string): void => void process.stderr.write(`${line}\n`);
 export const printJson = (x: unknown): void => out(JSON.stringify(x));
 
+/** Rows as aligned columns, two spaces apart (the first row is the header). */
+export function printTable(table: string[][]): void {
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  for (const row of table)
+    out(
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
+}
+
 /** Read all of stdin (for a prompt piped in). */
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

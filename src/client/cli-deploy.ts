@@ -2,7 +2,7 @@
  * `durable-agent deploy set-current BUILD_ID` and `deploy status` (ARCHITECTURE.md#deploys;
  * docs/OPERATIONS.md#upgrades-with-worker-versioning).
  */
-import { EXIT, out, parse, printJson, UsageError, withClient } from './cli-args';
+import { EXIT, out, parse, printJson, printTable, UsageError, withClient } from './cli-args';
 import { deploymentNameFrom, deploymentStatus, setCurrentBuild } from './deploy';
 
 const USAGE = `usage: durable-agent deploy set-current BUILD_ID [--deployment NAME]
@@ -41,14 +41,7 @@ export async function deployCommand(argv: string[]): Promise<number> {
       ['BUILD', 'STATUS', 'RUNNING SESSIONS', 'CREATED'],
       ...s.versions.map((b) => [b.buildId, b.status, String(b.runningSessions), b.createdAt ?? '-']),
     ];
-    const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    for (const row of table)
-      out(
-        row
-          .map((cell, i) => cell.padEnd(widths[i]!))
-          .join('  ')
-          .trimEnd(),
-      );
+    printTable(table);
     return EXIT.ok;
   });
 }

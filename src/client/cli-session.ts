@@ -9,7 +9,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { AgentDefinition, checkPromptSize, type PermissionMode, type SessionOptions } from '../shared/config';
-import { EXIT, err, list, num, out, parse, printJson, readStdin, usd, UsageError, withClient } from './cli-args';
+import { EXIT, err, list, num, out, parse, printJson, printTable, readStdin, usd, UsageError, withClient } from './cli-args';
 import type { DurableAgentClient, SessionHandle } from './client';
 import { renderSummary, renderTranscript, visible } from './render';
 import { checkSettingsFiles, parseSettingSources } from './settings-check';
@@ -555,14 +555,7 @@ export async function lsCommand(argv: string[]): Promise<number> {
         ...(builds ? [r.buildId ?? '-'] : []),
       ]);
     }
-    const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-    for (const row of table)
-      out(
-        row
-          .map((cell, i) => cell.padEnd(widths[i]!))
-          .join('  ')
-          .trimEnd(),
-      );
+    printTable(table);
     return EXIT.ok;
   });
 }

@@ -6,7 +6,7 @@
  * Cancelling the turn cancels the wait; the request is withdrawn either way. Only sessions that
  * declare `clientTools` get here, so no recorded history takes this path.
  */
-import { condition } from '@temporalio/workflow';
+import { awaitClientAnswer } from './client-answers';
 import { clientToolTimeoutMs, noClientAnswer, type PendingToolRequest, type ToolAnswer } from '../shared/client-tools';
 import type { ToolUseBlock } from '../shared/messages';
 import type { ToolOutcome, ToolSpec } from '../shared/tools';
@@ -38,16 +38,7 @@ export async function callClientTool(deps: { state: LoopState; log: EventLog }, 
     tool_input: request.input,
     timeout_ms: request.timeoutMs,
   });
-  const id = request.requestId;
-  let answer: ToolAnswer | undefined;
-  try {
-    await condition(() => requests.answers[id] !== undefined, request.timeoutMs);
-  } finally {
-    answer = requests.answers[id];
-    delete requests.answers[id];
-    const at = requests.pending.findIndex((p) => p.requestId === id);
-    if (at !== -1) requests.pending.splice(at, 1);
-  }
+  const answer = await awaitClientAnswer<ToolAnswer>(requests, request.requestId, request.timeoutMs);
   if (!answer) return { content: noClientAnswer(request), isError: true };
   return { content: answer.content, isError: answer.isError === true };
 }

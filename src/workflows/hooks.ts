@@ -8,7 +8,7 @@
  * which denies the call (the activity says so in `blockReason`; here, when the activity itself
  * fails, or no client answers).
  */
-import { ActivityFailure, condition, isCancellation, patched } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, patched } from '@temporalio/workflow';
 import {
   anyMatcherMatches,
   foldHookRuns,
@@ -28,6 +28,7 @@ import {
   type PendingHookRequest,
 } from '../shared/client-hooks';
 import type { EventLog, LoopState } from './state';
+import { awaitClientAnswer } from './client-answers';
 
 export interface HookDeps {
   state: LoopState;
@@ -205,16 +206,7 @@ async function askClient(deps: HookDeps, event: HookEvent, matcherIndexes: numbe
         ...(request.toolUseId !== undefined ? { tool_use_id: request.toolUseId } : {}),
         timeout_ms: request.timeoutMs,
       });
-      const id = request.requestId;
-      let answer: HookAnswer | undefined;
-      try {
-        await condition(() => requests.answers[id] !== undefined, request.timeoutMs);
-      } finally {
-        answer = requests.answers[id];
-        delete requests.answers[id];
-        const at = requests.pending.findIndex((p) => p.requestId === id);
-        if (at !== -1) requests.pending.splice(at, 1);
-      }
+      const answer = await awaitClientAnswer<HookAnswer>(requests, request.requestId, request.timeoutMs);
       return clientHookRuns(request, matcher, answer, Date.now() - request.requestedAtMs);
     }),
   );
