@@ -19,7 +19,7 @@ import type { ToolRequestMessage } from '../shared/events';
 import { DURABLE_AGENT_VERSION } from '../shared/version';
 import { mcpResultText } from '../activities/mcp/result-text';
 import type { SdkMcpToolDefinition } from '../activities/mcp/sdk-server';
-import { onceEachResponder, sendAnswer, sleep, type Responder } from './responder';
+import { answerPending, onceEachResponder, sendAnswer, type Responder } from './responder';
 
 /**
  * An in-process server as `options.mcpServers` holds it: the Claude Agent SDK's
@@ -260,16 +260,12 @@ export async function answerTools(
   if (opts.signal?.aborted) stop.abort();
   const responder = toolResponder(async () => session, served, stop.signal);
   try {
-    while (!stop.signal.aborted) {
-      try {
-        for (const p of await session.pendingToolRequests()) responder.handle(toolRequestFromPending(session.sessionId, p));
-      } catch {
-        // No worker answered the query in time: the requests wait in the workflow; ask again.
-      }
-      if (!(await session.isOpen().catch(() => true))) break;
-      await Promise.race([sleep(opts.pollMs ?? 500), new Promise((r) => stop.signal.addEventListener('abort', r, { once: true }))]);
-    }
-    await responder.settled();
+    await answerPending(
+      async () => (await session.pendingToolRequests()).map((p) => toolRequestFromPending(session.sessionId, p)),
+      () => session.isOpen(),
+      responder,
+      { signal: stop.signal, pollMs: opts.pollMs },
+    );
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     stop.abort();

@@ -5,7 +5,7 @@
  * before answering leaves it pending for any other client; when two clients answer, the first
  * answer is applied and the second is refused, which is not an error here.
  */
-import { onceEachResponder, sendAnswer, sleep, type Responder as GenericResponder } from './responder';
+import { answerPending, onceEachResponder, sendAnswer, type Responder as GenericResponder } from './responder';
 import { answerProblem, type PendingPermission, type PermissionAnswer } from '../shared/approvals';
 import type { PermissionRequestMessage } from '../shared/events';
 
@@ -152,16 +152,12 @@ export async function answerPermissions(
   if (opts.signal?.aborted) stop.abort();
   const responder = permissionResponder(session, canUseTool, stop.signal);
   try {
-    while (!stop.signal.aborted) {
-      try {
-        for (const request of await session.pendingPermissions()) responder.handle(request);
-      } catch {
-        // No worker answered the query in time: the requests wait in the workflow; ask again.
-      }
-      if (!(await session.isOpen().catch(() => true))) break;
-      await Promise.race([sleep(opts.pollMs ?? 500), new Promise((r) => stop.signal.addEventListener('abort', r, { once: true }))]);
-    }
-    await responder.settled();
+    await answerPending(
+      () => session.pendingPermissions(),
+      () => session.isOpen(),
+      responder,
+      { signal: stop.signal, pollMs: opts.pollMs },
+    );
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
     stop.abort();

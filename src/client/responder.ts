@@ -53,3 +53,26 @@ export async function sendAnswer(respond: () => Promise<unknown>, isOpen: () => 
     }
   }
 }
+
+/**
+ * Hand `responder` each request `pending()` lists, every `pollMs` (default 500), until `signal`
+ * aborts or the session closes; then wait for the answers in flight.
+ */
+export async function answerPending<R>(
+  pending: () => Promise<R[]>,
+  isOpen: () => Promise<boolean>,
+  responder: Responder<R>,
+  opts: { signal: AbortSignal; pollMs?: number },
+): Promise<void> {
+  const { signal } = opts;
+  while (!signal.aborted) {
+    try {
+      for (const request of await pending()) responder.handle(request);
+    } catch {
+      // No worker answered the query in time: the requests wait in the workflow; ask again.
+    }
+    if (!(await isOpen().catch(() => true))) break;
+    await Promise.race([sleep(opts.pollMs ?? 500), new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
+  }
+  await responder.settled();
+}
