@@ -1,46 +1,154 @@
 /**
- * Shares an endpoint's rate-limit blocks across worker processes through Temporal itself
- * (ARCHITECTURE.md#rate-limits): a block learned here is signalled to the endpoint's limiter
- * workflow (src/workflows/rate-limit.ts); before a call, the block the fleet knows of is read by
- * query, at most once a second per endpoint and worker. Best effort: a failure to reach the
- * limiter workflow never fails a model call (the provider's own 429 still stops it).
+ * Shares an endpoint's limits across worker processes through Temporal itself
+ * (ARCHITECTURE.md#rate-limits). While the process has calls to the endpoint in flight or waiting,
+ * it reports to the endpoint's limiter workflow (src/workflows/rate-limit.ts) through the `sync`
+ * update about once a second — its calls, its 429s, its saturated successes, a block it learned —
+ * and applies the answer: its share of the limit the fleet learned, its part of the fleet cap, the
+ * fleet's block. A block is reported at once. Best effort for learning (a failed report leaves
+ * the worker on what it learned alone); with a fleet cap, a worker that cannot report loses its
+ * grant when its lease ends, and then starts nothing (what cannot be checked is not allowed).
  */
-import type { Client } from '@temporalio/client';
-import { blockQuery, blockSignal, RATE_LIMIT_WORKFLOW_TYPE, rateLimitWorkflowId, type RateLimitBlock } from '../shared/rate-limit';
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  blockSignal,
+  RATE_LIMIT_WORKFLOW_TYPE,
+  rateLimitWorkflowId,
+  syncUpdate,
+  type FleetReport,
+  type FleetShare,
+  type RateLimitBlock,
+} from '../shared/rate-limit';
 import type { EndpointLimiter } from './rate-limit';
 
+/** This process, as the limiter workflows know it. */
+const WORKER_ID = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+
+/** Reports after the last call ended before the worker leaves the division. */
+const IDLE_REPORTS = 3;
+
 export class FleetLimitSync {
-  private lastRead = 0;
-  private reading: Promise<void> | undefined;
+  private running = false;
+  private everyMs = 1_000;
+  private blockToShare: RateLimitBlock | undefined;
+  private kick: (() => void) | undefined;
+  /** The last answer (for benchmarks and logs). */
+  last: FleetShare | undefined;
+  /** Failed reports in a row. */
+  failures = 0;
 
   constructor(
     /** The workflow queue, where the limiter workflow runs. */
     private readonly taskQueue: string,
-    private readonly everyMs = 1_000,
-  ) {}
+    private readonly limiter: EndpointLimiter,
+    private readonly workerId = WORKER_ID,
+  ) {
+    limiter.onDemand = () => this.start();
+  }
 
-  /** Tell the fleet: no call to this endpoint until `block.untilMs`. */
-  async share(client: Client, limiter: EndpointLimiter, block: RateLimitBlock): Promise<void> {
-    await client.workflow
-      .signalWithStart(RATE_LIMIT_WORKFLOW_TYPE, {
-        workflowId: rateLimitWorkflowId(limiter.key),
+  /** The worker's client (from an activity's context): the reports go through it. */
+  private client: Client | undefined;
+  attach(client: Client): void {
+    this.client ??= client;
+  }
+
+  /** Tell the fleet: no call to this endpoint until `block.untilMs` (with the next report, sent now). */
+  share(block: RateLimitBlock): void {
+    if (!this.blockToShare || block.untilMs > this.blockToShare.untilMs) this.blockToShare = block;
+    this.start();
+    this.kick?.();
+  }
+
+  /** Report now and then about once a second while the process has calls to the endpoint. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.loop().finally(() => {
+      this.running = false;
+      // A call that arrived while the last report said "idle" is reported for again.
+      if (this.limiter.inFlight + this.limiter.waiting > 0) this.start();
+    });
+  }
+
+  private async loop(): Promise<void> {
+    let quiet = 0;
+    while (quiet <= IDLE_REPORTS) {
+      const busy = this.limiter.inFlight + this.limiter.waiting > 0;
+      quiet = busy ? 0 : quiet + 1;
+      await this.report(quiet > IDLE_REPORTS);
+      if (quiet > IDLE_REPORTS) return;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, this.everyMs);
+        this.kick = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.kick = undefined;
+    }
+  }
+
+  private async report(idle: boolean): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    const l = this.limiter;
+    // Leaving the division gives the grant back first: a call arriving meanwhile waits for a new one.
+    if (idle) l.fleetGrant = undefined;
+    const concurrency = l.concurrency();
+    const report: FleetReport = {
+      workerId: this.workerId,
+      inFlight: l.inFlight,
+      applied: idle ? 0 : Number.isFinite(concurrency.n) ? concurrency.n : l.inFlight,
+      limited: l.pending.limited,
+      saturated: l.pending.saturated,
+      ...(l.caps.fleetMaxConcurrent ? { fleetCap: l.caps.fleetMaxConcurrent } : {}),
+      ...(this.blockToShare ? { block: this.blockToShare } : {}),
+      ...(idle ? { idle: true } : {}),
+    };
+    const sentAt = Date.now();
+    try {
+      const share = await this.sync(client, report);
+      // Counted once the fleet has them.
+      l.pending.limited -= report.limited;
+      l.pending.saturated -= report.saturated;
+      if (this.blockToShare === report.block) this.blockToShare = undefined;
+      this.last = share;
+      this.failures = 0;
+      this.everyMs = share.syncEveryMs;
+      if (share.block.untilMs > l.blockedUntil) l.block(share.block.untilMs, `${share.block.reason}, seen by another worker`);
+      if (!idle) l.applyShare(share, sentAt);
+    } catch {
+      // The server is away or busy: the worker goes on with what it learned; a fleet grant runs out with its lease.
+      this.failures++;
+    }
+  }
+
+  private async sync(client: Client, report: FleetReport): Promise<FleetShare> {
+    const workflowId = rateLimitWorkflowId(this.limiter.key);
+    const handle = client.workflow.getHandle(workflowId);
+    try {
+      return await handle.executeUpdate(syncUpdate, { args: [report] });
+    } catch (e) {
+      if (!(e instanceof WorkflowNotFoundError)) throw e;
+      // First report for this endpoint (or the workflow closed after an idle hour): start it, then report.
+      await client.workflow.signalWithStart(RATE_LIMIT_WORKFLOW_TYPE, {
+        workflowId,
         taskQueue: this.taskQueue,
-        args: [{ key: limiter.key }],
+        args: [{ key: this.limiter.key }],
         signal: blockSignal,
-        signalArgs: [block],
-      })
-      .catch(() => undefined);
+        signalArgs: [report.block ?? { untilMs: 0, reason: '' }],
+      });
+      return await handle.executeUpdate(syncUpdate, { args: [report] });
+    }
   }
+}
 
-  /** Learn the fleet's block for this endpoint (a query, at most once per `everyMs`). */
-  async refresh(client: Client, limiter: EndpointLimiter): Promise<void> {
-    if (Date.now() - this.lastRead < this.everyMs) return this.reading;
-    this.lastRead = Date.now();
-    this.reading = client.workflow
-      .getHandle(rateLimitWorkflowId(limiter.key))
-      .query(blockQuery)
-      .then((b) => void (b && limiter.block(b.untilMs, `${b.reason}, seen by another worker`)))
-      .catch(() => undefined); // none yet (no block ever seen), or the server is away
-    return this.reading;
-  }
+const syncs = new Map<string, FleetLimitSync>();
+
+/** The process's fleet sync for an endpoint's limiter (one per limiter, however many workers share it). */
+export function fleetSyncFor(taskQueue: string, limiter: EndpointLimiter): FleetLimitSync {
+  let s = syncs.get(limiter.key);
+  if (!s) syncs.set(limiter.key, (s = new FleetLimitSync(taskQueue, limiter)));
+  return s;
 }

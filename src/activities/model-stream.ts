@@ -20,7 +20,7 @@ import type { LiveHub } from './live/hub';
 import { LiveTap } from './live/tap';
 import { classifyModelError, expectedBackoffMs } from './model-errors';
 import type { PromptOffers } from './prompt-offers';
-import type { EndpointLimiter } from './rate-limit';
+import type { EndpointLimiter, Slot } from './rate-limit';
 import type { FleetLimitSync } from './fleet-limit';
 import { readPrompt, type Prompt, type PromptRef } from './prompt-reader';
 
@@ -136,20 +136,20 @@ async function attempt(client: ChatStreamClient, deps: ModelDeps, call: ModelCal
   }
   tap?.start(prompt.lastSeq);
   const request = call.request(prompt);
-  let release: ((usedTokens?: number) => void) | undefined;
+  let slot: Slot | undefined;
   try {
-    release = await waitForLimiter(deps, call, request, details(call.phases.waiting), beat);
-    const reply = await stream(client, deps, call, request, tap, details, beat);
-    release?.(reply.usage.input_tokens + reply.usage.cache_read_input_tokens + reply.usage.output_tokens);
+    slot = await waitForLimiter(deps, call, request, details(call.phases.waiting), beat);
+    const reply = await stream(client, deps, call, request, tap, details, beat, slot);
+    slot?.release(reply.usage.input_tokens + reply.usage.cache_read_input_tokens + reply.usage.output_tokens);
     call.check?.(reply);
     tap?.complete(mapFinishReason(reply.finishReason, reply.toolCalls.length > 0), reply.usage);
     return reply;
   } catch (err) {
-    release?.();
+    slot?.release();
     tap?.fail(ctx.cancellationSignal.aborted);
     if (ctx.cancellationSignal.aborted) throw new CancelledFailure(`${call.name} cancelled`);
     const c = classifyModelError(err);
-    learn(deps, c.status, (err as { headers?: Headers }).headers);
+    learn(deps, c.status, (err as { headers?: Headers }).headers, slot);
     const retry = call.retry;
     if (c.retryable && retry && ctx.info.attempt < retry.maxAttempts) {
       await notifyRetry(call.prompt, {
@@ -174,15 +174,14 @@ async function waitForLimiter(
   request: ChatRequest,
   details: object,
   beat: Beat,
-): Promise<((usedTokens?: number) => void) | undefined> {
+): Promise<Slot | undefined> {
   const limiter = deps.limiter;
   if (!limiter) return undefined;
   const ctx = Context.current();
   const estTokens = Math.ceil(JSON.stringify(request.messages).length / 4) + call.maxOutputTokens;
   const stop = keepAlive(details, deps.heartbeatEveryMs, beat);
   try {
-    // The fleet's block, if any (bounded: a server that is away must not hold the call).
-    if (deps.fleet) await Promise.race([deps.fleet.refresh(ctx.client, limiter), new Promise((r) => setTimeout(r, 2_000))]);
+    deps.fleet?.attach(ctx.client);
     return await limiter.acquire(estTokens, {
       signal: ctx.cancellationSignal,
       onWait: (w) => {
@@ -202,10 +201,10 @@ async function waitForLimiter(
   }
 }
 
-/** Learn a block from a response's status and headers; share a new one with the fleet. */
-function learn(deps: ModelDeps, status: number | null, headers: Headers | undefined): void {
-  const block = deps.limiter?.observe(status, headers);
-  if (block && deps.fleet && deps.limiter) void deps.fleet.share(Context.current().client, deps.limiter, block);
+/** Learn from a response's status and headers (a block, a 429 against the learned limit); share a new block with the fleet. */
+function learn(deps: ModelDeps, status: number | null, headers: Headers | undefined, slot: Slot | undefined): void {
+  const block = deps.limiter?.observe(status, headers, Date.now(), slot?.startedAt);
+  if (block) deps.fleet?.share(block);
 }
 
 async function stream(
@@ -216,6 +215,7 @@ async function stream(
   tap: LiveTap | undefined,
   details: (phase: string) => object,
   beat: Beat,
+  slot: Slot | undefined,
 ): Promise<StreamedReply> {
   const { waiting, streaming = waiting } = call.phases;
   const idleMs = deps.streamIdleTimeoutMs ?? 120_000;
@@ -238,7 +238,7 @@ async function stream(
       },
       { signal: watchdog.signal },
     );
-    learn(deps, response.status, response.headers);
+    learn(deps, response.status, response.headers, slot);
     let id = '';
     let text = '';
     let finish: string | null = null;

@@ -7,6 +7,7 @@
  * through a limiter workflow (src/workflows/rate-limit.ts) by `FleetLimitSync`.
  */
 import { createHash } from 'node:crypto';
+import { DECREASE, INITIAL_LIMIT, MAX_LIMIT } from '../shared/rate-limit';
 
 export interface RateLimitCaps {
   /** Model calls in flight at once on this worker (per endpoint). */
@@ -15,6 +16,16 @@ export interface RateLimitCaps {
   requestsPerMinute?: number;
   /** Tokens (prompt estimate + output cap, corrected by usage) per rolling minute. */
   tokensPerMinute?: number;
+  /** Model calls in flight at once across the whole fleet (divided by the limiter workflow). */
+  fleetMaxConcurrent?: number;
+}
+
+/** A call's place in the limiter, from `acquire` to `release`. */
+export interface Slot {
+  /** The call ended; `usedTokens` when it ended well (corrects the tokens-per-minute estimate). */
+  release(usedTokens?: number): void;
+  /** When the call started (epoch ms). */
+  readonly startedAt: number;
 }
 
 /** Why a call is held back; the session sees it in its `system/api_retry` event. */
@@ -64,31 +75,91 @@ export function endpointKey(baseURL: string | undefined, apiKey: string | undefi
     .slice(0, 16);
 }
 
+/** After a block, one more call may start per this many ms (up to the limit): held calls leave gradually. */
+export const RAMP_STEP_MS = 100;
+
 export class EndpointLimiter {
   /** Epoch ms until which no call may start (learned from headers, here or from the fleet). */
   blockedUntil = 0;
   blockedReason = '';
-  private inFlight = 0;
+  /**
+   * The concurrency the endpoint is thought to serve, learned here (additive increase,
+   * multiplicative decrease on 429/529; slow start until the first) and replaced by this
+   * worker's share of the fleet's whenever the limiter workflow answers. Off: `adaptive` false.
+   */
+  learned = INITIAL_LIMIT;
+  private threshold: number | null = null;
+  private lastCutAt = 0;
+  /** This worker's part of the fleet cap (`caps.fleetMaxConcurrent`): none until the fleet granted one. */
+  fleetGrant: number | undefined;
+  /** Until when the grant holds without a new answer from the fleet (epoch ms). */
+  grantValidUntil = 0;
+  /** 429s and saturated successes since the last report to the fleet. */
+  pending = { limited: 0, saturated: 0 };
+  private inFlightNow = 0;
+  private waitingNow = 0;
   private starts: number[] = [];
   private tokens: { at: number; n: number; forgotten?: boolean }[] = [];
   /** The sum of `tokens[].n`, kept as entries come and go (a check must not walk a minute of calls). */
   private tokensInWindow = 0;
   private wakers = new Set<() => void>();
+  /** Called when a call starts waiting (the fleet sync starts if it is not running). */
+  onDemand: (() => void) | undefined;
   /** Calls held back so far, and 429/529 answers seen (for benchmarks and logs). */
-  readonly stats = { waits: 0, limited: 0, calls: 0 };
+  readonly stats = { waits: 0, limited: 0, calls: 0, cuts: 0 };
 
   constructor(
     readonly key: string,
     public caps: RateLimitCaps = {},
+    /** Learn the endpoint's concurrency (on unless turned off). */
+    public adaptive = true,
   ) {}
 
-  /** A response arrived (or failed with a status): learn any block its headers announce; returns a new block to share. */
-  observe(status: number | null, headers: Headers | undefined, nowMs = Date.now()): { untilMs: number; reason: string } | undefined {
-    if (status === 429 || status === 529) this.stats.limited++;
+  get inFlight(): number {
+    return this.inFlightNow;
+  }
+  get waiting(): number {
+    return this.waitingNow;
+  }
+
+  /**
+   * A response arrived (or failed with a status): learn any block its headers announce, and on a
+   * 429/529 lower the learned limit (once per overshoot: a call that started before the last cut
+   * belongs to the burst already answered). Returns a new block to share.
+   */
+  observe(
+    status: number | null,
+    headers: Headers | undefined,
+    nowMs = Date.now(),
+    startedAt = nowMs,
+  ): { untilMs: number; reason: string } | undefined {
+    if (status === 429 || status === 529) {
+      this.stats.limited++;
+      if (startedAt >= this.lastCutAt) this.cut(nowMs);
+    }
     const ms = blockFromHeaders(status, headers, nowMs);
     if (ms === undefined) return undefined;
     const reason = status === 429 || status === 529 ? `HTTP ${status}` : 'x-ratelimit-remaining reached 0';
     return this.block(nowMs + ms, reason) ? { untilMs: nowMs + ms, reason } : undefined;
+  }
+
+  private cut(nowMs: number): void {
+    this.stats.cuts++;
+    this.pending.limited++;
+    this.lastCutAt = nowMs;
+    this.learned = Math.max(1, this.learned * DECREASE);
+    this.threshold = this.learned;
+  }
+
+  /** The fleet's answer: this worker's share of the learned limit (and of the cap, when one is set). */
+  applyShare(share: { concurrency: number; grant?: number; leaseMs: number }, sentAt: number): void {
+    if (share.concurrency > 0) this.learned = share.concurrency;
+    if (share.grant !== undefined) {
+      this.fleetGrant = share.grant;
+      // Counted from when the report was sent: the fleet counts its lease from when it read it, later.
+      this.grantValidUntil = sentAt + share.leaseMs * 0.8;
+    }
+    this.wake();
   }
 
   /** Block until `untilMs` (the later block wins). Returns whether it extended the block. */
@@ -99,15 +170,43 @@ export class EndpointLimiter {
     return true;
   }
 
+  /** How many calls may be in flight now, and what sets it. */
+  concurrency(nowMs = Date.now()): { n: number; why: string } {
+    let best = { n: Infinity, why: '' };
+    const consider = (n: number | undefined, why: string) => {
+      if (n !== undefined && n < best.n) best = { n, why };
+    };
+    consider(this.caps.maxConcurrent, `cap ${this.caps.maxConcurrent}`);
+    if (this.caps.fleetMaxConcurrent) {
+      const live = this.fleetGrant !== undefined && nowMs < this.grantValidUntil;
+      consider(
+        live ? this.fleetGrant : 0,
+        live
+          ? `this worker's share ${this.fleetGrant} of the fleet cap ${this.caps.fleetMaxConcurrent}`
+          : `waiting for a share of the fleet cap ${this.caps.fleetMaxConcurrent}`,
+      );
+    }
+    if (this.adaptive) {
+      const learned = Math.max(1, Math.floor(this.learned));
+      consider(learned, `limit ${learned} learned from the endpoint`);
+      // Just after a block, calls leave one per step, not all at once.
+      const sinceBlock = nowMs - this.blockedUntil;
+      if (this.blockedUntil > 0 && sinceBlock < learned * RAMP_STEP_MS)
+        consider(1 + Math.floor(sinceBlock / RAMP_STEP_MS), `leaving a block gradually (limit ${learned})`);
+    }
+    return best;
+  }
+
   /** Why a call of `estTokens` cannot start now, or undefined if it can. */
   check(estTokens: number, nowMs = Date.now()): WaitReason | undefined {
     if (this.blockedUntil > nowMs) {
       const delayMs = this.blockedUntil - nowMs;
       return { reason: 'rate_limited', delayMs, message: `the provider's rate limit (${this.blockedReason}) resets in ${delayMs} ms` };
     }
-    const { maxConcurrent, requestsPerMinute, tokensPerMinute } = this.caps;
-    if (maxConcurrent && this.inFlight >= maxConcurrent) {
-      return { reason: 'max_concurrent', delayMs: 0, message: `${this.inFlight} model calls in flight (cap ${maxConcurrent})` };
+    const { requestsPerMinute, tokensPerMinute } = this.caps;
+    const c = this.concurrency(nowMs);
+    if (this.inFlightNow >= c.n) {
+      return { reason: 'max_concurrent', delayMs: 0, message: `${this.inFlightNow} model calls in flight (${c.why})` };
     }
     this.forgetBefore(nowMs - MINUTE);
     if (requestsPerMinute && this.starts.length >= requestsPerMinute) {
@@ -141,43 +240,64 @@ export class EndpointLimiter {
   /**
    * Wait until a call of `estTokens` may start, then take its slot. `onWait` is told once per
    * distinct reason; `beat` is called about every second while waiting (activity heartbeat).
-   * Returns the release, which takes the tokens actually used.
    */
   async acquire(
     estTokens: number,
     opts: { signal?: AbortSignal; onWait?: (w: WaitReason) => void; beat?: () => void } = {},
-  ): Promise<(usedTokens?: number) => void> {
+  ): Promise<Slot> {
     let told = '';
-    for (let why = this.check(estTokens); why; why = this.check(estTokens)) {
-      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-      // A block about to expire is not worth an event (a retry timed to the provider's own retry-after).
-      if (why.reason !== told && !(why.reason === 'rate_limited' && why.delayMs <= 500)) {
-        told = why.reason;
-        this.stats.waits++;
-        opts.onWait?.(why);
+    this.waitingNow++;
+    try {
+      this.onDemand?.();
+      for (let why = this.check(estTokens); why; why = this.check(estTokens)) {
+        if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+        // A block about to expire is not worth an event (a retry timed to the provider's own retry-after).
+        if (why.reason !== told && !(why.reason === 'rate_limited' && why.delayMs <= 500)) {
+          told = why.reason;
+          this.stats.waits++;
+          opts.onWait?.(why);
+        }
+        opts.beat?.();
+        await this.sleep(Math.min(why.delayMs || 1_000, 1_000), opts.signal);
       }
-      opts.beat?.();
-      await this.sleep(Math.min(why.delayMs || 1_000, 1_000), opts.signal);
+    } finally {
+      this.waitingNow--;
     }
     const now = Date.now();
-    this.inFlight++;
+    this.inFlightNow++;
     this.stats.calls++;
     this.starts.push(now);
     const entry: { at: number; n: number; forgotten?: boolean } = { at: now, n: estTokens };
     this.tokens.push(entry);
     this.tokensInWindow += estTokens;
     let released = false;
-    return (usedTokens) => {
-      if (released) return;
-      released = true;
-      this.inFlight--;
-      if (usedTokens !== undefined) {
-        // Still in the window: the sum follows the correction (an entry already forgotten is not counted).
-        if (!entry.forgotten) this.tokensInWindow += usedTokens - entry.n;
-        entry.n = usedTokens;
-      }
-      for (const w of [...this.wakers]) w();
+    return {
+      startedAt: now,
+      release: (usedTokens) => {
+        if (released) return;
+        released = true;
+        // All of the limit in use, or calls waiting for it: a success is evidence the limit may be higher.
+        const saturated = this.adaptive && (this.waitingNow > 0 || this.inFlightNow >= Math.floor(this.learned));
+        this.inFlightNow--;
+        if (usedTokens !== undefined) {
+          // Still in the window: the sum follows the correction (an entry already forgotten is not counted).
+          if (!entry.forgotten) this.tokensInWindow += usedTokens - entry.n;
+          entry.n = usedTokens;
+          if (saturated && now >= this.lastCutAt) this.grow();
+        }
+        this.wake();
+      },
     };
+  }
+
+  private grow(): void {
+    this.pending.saturated++;
+    const slowStart = this.threshold === null || this.learned < this.threshold;
+    this.learned = Math.min(MAX_LIMIT, this.learned + (slowStart ? 1 : 1 / this.learned));
+  }
+
+  private wake(): void {
+    for (const w of [...this.wakers]) w();
   }
 
   private sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -206,7 +326,7 @@ export function limiterFor(baseURL: string | undefined, apiKey: string | undefin
   return l;
 }
 
-/** Caps from the worker's environment: DURABLE_AGENT_MODEL_MAX_CONCURRENT, _RPM, _TPM. */
+/** Caps from the worker's environment: DURABLE_AGENT_MODEL_MAX_CONCURRENT, _RPM, _TPM, and DURABLE_AGENT_FLEET_MAX_CONCURRENT. */
 export function capsFromEnv(env: Record<string, string | undefined> = process.env): RateLimitCaps {
   const num = (name: string): number | undefined => {
     const v = env[name]?.trim();
@@ -219,7 +339,9 @@ export function capsFromEnv(env: Record<string, string | undefined> = process.en
   const c = num('DURABLE_AGENT_MODEL_MAX_CONCURRENT');
   const r = num('DURABLE_AGENT_MODEL_RPM');
   const t = num('DURABLE_AGENT_MODEL_TPM');
+  const f = num('DURABLE_AGENT_FLEET_MAX_CONCURRENT');
   if (c) caps.maxConcurrent = c;
+  if (f) caps.fleetMaxConcurrent = f;
   if (r) caps.requestsPerMinute = r;
   if (t) caps.tokensPerMinute = t;
   return caps;

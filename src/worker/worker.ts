@@ -11,7 +11,7 @@ import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from
 import { TASK_QUEUES, taskQueuesFor } from '../shared/api';
 import { DEFAULT_PRICING, type PricingTable } from '../shared/pricing';
 import { createModelActivities } from '../activities/model';
-import { FleetLimitSync } from '../activities/fleet-limit';
+import { fleetSyncFor } from '../activities/fleet-limit';
 import { capsFromEnv, limiterFor, limitingFromEnv, type RateLimitCaps } from '../activities/rate-limit';
 import { createSessionStoreActivities } from '../activities/transcript';
 import { createInspectActivity } from '../activities/permissions';
@@ -245,7 +245,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
           ...createModelActivities({
             baseURL,
             apiKey,
-            ...(limiter ? { limiter, fleet: new FleetLimitSync(queues.workflow) } : {}),
+            ...(limiter ? { limiter, fleet: fleetSyncFor(queues.workflow, limiter) } : {}),
             pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
             streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
             heartbeatEveryMs: opts.model?.heartbeatEveryMs,

@@ -1,30 +1,45 @@
 /**
- * One small workflow per model endpoint and key that holds the fleet's current rate-limit block
- * (ARCHITECTURE.md#rate-limits). A model worker that sees a 429/529 or an exhausted
- * `x-ratelimit-remaining-*` header signals it (signal-with-start); every model worker reads it by
- * query (at most once a second) before starting a call. It closes after an idle hour; the next
- * block starts it again.
+ * One small workflow per model endpoint and key (ARCHITECTURE.md#rate-limits). It holds the
+ * fleet's current rate-limit block, and divides the endpoint's concurrency among the model workers
+ * calling it: the limit the fleet has learned, and the fleet cap when one is set
+ * (src/workflows/fleet-shares.ts). Workers report through the `sync` update while they have calls
+ * (about once a second) and get their share back; older workers signal blocks and query them. It
+ * closes after an idle hour; the next report or block starts it again.
  */
 import { condition, continueAsNew, setHandler, workflowInfo, allHandlersFinished } from '@temporalio/workflow';
-import { blockQuery, blockSignal, type RateLimitBlock } from '../shared/rate-limit';
+import { blockQuery, blockSignal, syncUpdate, type RateLimitBlock } from '../shared/rate-limit';
+import { applyReport, initialFleetState, type FleetState } from './fleet-shares';
 
 const IDLE = '1 hour';
 
-export async function modelRateLimit(input: { key: string; block?: RateLimitBlock }): Promise<void> {
-  let block: RateLimitBlock = input.block ?? { untilMs: 0, reason: '' };
+export async function modelRateLimit(input: { key: string; block?: RateLimitBlock; fleet?: FleetState }): Promise<void> {
+  const fleet = input.fleet ?? initialFleetState(input.block);
   let signals = 0;
   setHandler(blockSignal, (b) => {
     signals++;
-    if (typeof b?.untilMs === 'number' && b.untilMs > block.untilMs) block = { untilMs: b.untilMs, reason: String(b.reason ?? '') };
+    if (typeof b?.untilMs === 'number' && b.untilMs > fleet.block.untilMs)
+      fleet.block = { untilMs: b.untilMs, reason: String(b.reason ?? '') };
   });
-  setHandler(blockQuery, () => block);
+  setHandler(blockQuery, () => fleet.block);
+  setHandler(
+    syncUpdate,
+    (report) => {
+      signals++;
+      return applyReport(fleet, report, Date.now());
+    },
+    {
+      validator: (report) => {
+        if (typeof report?.workerId !== 'string' || !report.workerId) throw new Error('sync: workerId is required');
+      },
+    },
+  );
   for (;;) {
     const seen = signals;
     const active = await condition(() => signals !== seen || workflowInfo().continueAsNewSuggested, IDLE);
     if (!active) return;
     if (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > 2_000) {
       await condition(allHandlersFinished);
-      await continueAsNew<typeof modelRateLimit>({ key: input.key, block });
+      await continueAsNew<typeof modelRateLimit>({ key: input.key, block: fleet.block, fleet });
     }
   }
 }
