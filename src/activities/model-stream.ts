@@ -181,7 +181,8 @@ async function waitForLimiter(
   const estTokens = Math.ceil(JSON.stringify(request.messages).length / 4) + call.maxOutputTokens;
   const stop = keepAlive(details, deps.heartbeatEveryMs, beat);
   try {
-    deps.fleet?.attach(ctx.client);
+    // The fleet's block and this worker's share, if not heard within a report interval (bounded).
+    await deps.fleet?.fresh(ctx.client);
     return await limiter.acquire(estTokens, {
       signal: ctx.cancellationSignal,
       onWait: (w) => {
@@ -239,6 +240,7 @@ async function stream(
       { signal: watchdog.signal },
     );
     learn(deps, response.status, response.headers, slot);
+    slot?.served();
     let id = '';
     let text = '';
     let finish: string | null = null;

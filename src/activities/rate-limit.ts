@@ -7,7 +7,7 @@
  * through a limiter workflow (src/workflows/rate-limit.ts) by `FleetLimitSync`.
  */
 import { createHash } from 'node:crypto';
-import { DECREASE, INITIAL_LIMIT, MAX_LIMIT } from '../shared/rate-limit';
+import { afterLimited, afterSuccesses, INITIAL_LIMIT, type FleetShare } from '../shared/rate-limit';
 
 export interface RateLimitCaps {
   /** Model calls in flight at once on this worker (per endpoint). */
@@ -26,6 +26,8 @@ export interface Slot {
   release(usedTokens?: number): void;
   /** When the call started (epoch ms). */
   readonly startedAt: number;
+  /** The endpoint answered it (a 2xx): it is being served. */
+  served(): void;
 }
 
 /** Why a call is held back; the session sees it in its `system/api_retry` event. */
@@ -83,21 +85,25 @@ export class EndpointLimiter {
   blockedUntil = 0;
   blockedReason = '';
   /**
-   * The concurrency the endpoint is thought to serve, learned here (additive increase,
-   * multiplicative decrease on 429/529; slow start until the first) and replaced by this
-   * worker's share of the fleet's whenever the limiter workflow answers. Off: `adaptive` false.
+   * The concurrency the endpoint is thought to serve, learned here (src/shared/rate-limit.ts
+   * `afterLimited`/`afterSuccesses`) and replaced by this worker's share of the fleet's whenever
+   * the limiter workflow answers. Off: `adaptive` false.
    */
   learned = INITIAL_LIMIT;
-  private threshold: number | null = null;
+  private ceiling: number | null = null;
   private lastCutAt = 0;
   /** This worker's part of the fleet cap (`caps.fleetMaxConcurrent`): none until the fleet granted one. */
   fleetGrant: number | undefined;
   /** Until when the grant holds without a new answer from the fleet (epoch ms). */
   grantValidUntil = 0;
-  /** 429s and saturated successes since the last report to the fleet. */
-  pending = { limited: 0, saturated: 0 };
+  /** 429s this worker cut for since its last report to the fleet. */
+  pending = { limited: 0 };
+  /** The fleet's cut count last heard (-1: never heard; the first answer only tells where the count is). */
+  private fleetCuts = -1;
   private inFlightNow = 0;
   private waitingNow = 0;
+  /** Calls in flight that the endpoint answered 2xx: what it is serving now. */
+  private servingNow = 0;
   private starts: number[] = [];
   private tokens: { at: number; n: number; forgotten?: boolean }[] = [];
   /** The sum of `tokens[].n`, kept as entries come and go (a check must not walk a minute of calls). */
@@ -147,13 +153,21 @@ export class EndpointLimiter {
     this.stats.cuts++;
     this.pending.limited++;
     this.lastCutAt = nowMs;
-    this.learned = Math.max(1, this.learned * DECREASE);
-    this.threshold = this.learned;
+    ({ limit: this.learned, ceiling: this.ceiling } = afterLimited({ limit: this.learned, ceiling: this.ceiling }, this.servingNow));
   }
 
-  /** The fleet's answer: this worker's share of the learned limit (and of the cap, when one is set). */
-  applyShare(share: { concurrency: number; grant?: number; leaseMs: number }, sentAt: number): void {
-    if (share.concurrency > 0) this.learned = share.concurrency;
+  /**
+   * The fleet's answer: a starting part when this worker joins, a cut when another worker met a
+   * 429 (unless this one reported its own: the same overshoot), its part of the fleet cap.
+   */
+  applyShare(share: Pick<FleetShare, 'start' | 'cuts' | 'grant' | 'leaseMs' | 'slowStart'>, sentAt: number, reportedCut: boolean): void {
+    if (this.adaptive && share.start !== undefined) {
+      this.learned = share.start;
+      this.ceiling = share.slowStart ? null : share.start + 1;
+    }
+    if (this.adaptive && share.cuts > this.fleetCuts && !reportedCut && this.fleetCuts >= 0)
+      ({ limit: this.learned, ceiling: this.ceiling } = afterLimited({ limit: this.learned, ceiling: this.ceiling }));
+    this.fleetCuts = share.cuts;
     if (share.grant !== undefined) {
       this.fleetGrant = share.grant;
       // Counted from when the report was sent: the fleet counts its lease from when it read it, later.
@@ -271,11 +285,18 @@ export class EndpointLimiter {
     this.tokens.push(entry);
     this.tokensInWindow += estTokens;
     let released = false;
+    let serving = false;
     return {
       startedAt: now,
+      served: () => {
+        if (released || serving) return;
+        serving = true;
+        this.servingNow++;
+      },
       release: (usedTokens) => {
         if (released) return;
         released = true;
+        if (serving) this.servingNow--;
         // All of the limit in use, or calls waiting for it: a success is evidence the limit may be higher.
         const saturated = this.adaptive && (this.waitingNow > 0 || this.inFlightNow >= Math.floor(this.learned));
         this.inFlightNow--;
@@ -291,9 +312,7 @@ export class EndpointLimiter {
   }
 
   private grow(): void {
-    this.pending.saturated++;
-    const slowStart = this.threshold === null || this.learned < this.threshold;
-    this.learned = Math.min(MAX_LIMIT, this.learned + (slowStart ? 1 : 1 / this.learned));
+    ({ limit: this.learned, ceiling: this.ceiling } = afterSuccesses({ limit: this.learned, ceiling: this.ceiling }, 1));
   }
 
   private wake(): void {

@@ -3,24 +3,27 @@
  * (ARCHITECTURE.md#rate-limits). Pure and deterministic: the workflow keeps a `FleetState`, and
  * each worker's `sync` report goes through `applyReport`, whose answer is that worker's share.
  *
- * Two numbers are divided:
- *  - the **learned** limit: how many calls at once the endpoint serves, learned by additive
- *    increase and multiplicative decrease from the workers' reports (slow start — one more per
- *    saturated success — until the first 429, then one more per limit's worth of them; × 0.75 on
- *    a 429, at most once per cooldown). A hint: the provider's 429 stays the judge.
+ * Two things are shared:
+ *  - the **learned** limit. Each worker learns its own part (src/shared/rate-limit.ts); the fleet
+ *    relays what one learned to the others: a 429 one worker met (a *cut*, at most one per
+ *    cooldown) makes every other worker cut too at its next report, since the fleet as a whole was
+ *    over the limit; a worker that joins starts from an equal part of what the others learned, not
+ *    from scratch. The provider's 429 stays the judge.
  *  - the **fleet cap** (`DURABLE_AGENT_FLEET_MAX_CONCURRENT`), a hard maximum: grants never sum
  *    above it. A worker's grant is lowered at once; it is raised only from capacity no other
  *    worker still holds (granted, enforced, or in flight by its last report), so a worker that
- *    joins gets its part once the others have drained to theirs.
+ *    joins gets its part once the others have drained to theirs and said so.
  *
  * Workers that have not reported for a lease are dropped: their share goes back to the others. A
  * gap in which no worker reached the workflow (a server restart) renews every lease, so the
  * workers that come back are not dropped for the outage.
  */
-import { DECREASE, INITIAL_LIMIT, MAX_LIMIT, type FleetReport, type FleetShare, type RateLimitBlock } from '../shared/rate-limit';
+import type { FleetReport, FleetShare, RateLimitBlock } from '../shared/rate-limit';
 
 export interface WorkerEntry {
   seenMs: number;
+  /** Its learned part of the limit, as last reported. */
+  learned: number;
   inFlight: number;
   applied: number;
   /** Cap grant (with a fleet cap): the most this worker may run at once. */
@@ -32,11 +35,11 @@ export interface WorkerEntry {
 }
 
 export interface FleetState {
-  /** The learned concurrency of the endpoint, for the whole fleet. */
-  limit: number;
-  /** Below it the limit grows fast (slow start); `null` until the first 429. */
-  threshold: number | null;
+  /** Cuts so far: a worker that sees a higher number than it knew cuts its own part. */
+  cuts: number;
   lastCutMs: number;
+  /** Whether any worker has met a 429 (after that, parts grow slowly). */
+  limited: boolean;
   lastReportMs: number;
   workers: Record<string, WorkerEntry>;
   block: RateLimitBlock;
@@ -49,15 +52,11 @@ export const MIN_SYNC_MS = 1_000;
 const SYNC_MS_PER_WORKER = 250;
 
 export function initialFleetState(block?: RateLimitBlock): FleetState {
-  return {
-    limit: INITIAL_LIMIT,
-    threshold: null,
-    lastCutMs: 0,
-    lastReportMs: 0,
-    workers: {},
-    block: block ?? { untilMs: 0, reason: '' },
-  };
+  return { cuts: 0, lastCutMs: 0, limited: false, lastReportMs: 0, workers: {}, block: block ?? { untilMs: 0, reason: '' } };
 }
+
+/** The fleet's learned limit: the sum of its workers' parts. */
+export const fleetLimit = (state: FleetState): number => Object.values(state.workers).reduce((n, w) => n + w.learned, 0);
 
 /** How often workers report, for a fleet of `n`: one report per 250 ms at the workflow, at most one a second per worker. */
 export const syncEveryMs = (n: number): number => Math.max(MIN_SYNC_MS, n * SYNC_MS_PER_WORKER);
@@ -78,8 +77,13 @@ export function applyReport(state: FleetState, r: FleetReport, nowMs: number): F
     for (const w of Object.values(state.workers)) w.seenMs = Math.max(w.seenMs, nowMs);
   state.lastReportMs = nowMs;
   for (const [id, w] of Object.entries(state.workers)) if (id !== r.workerId && nowMs - w.seenMs > lease) delete state.workers[id];
-  const me = (state.workers[r.workerId] ??= { seenMs: nowMs, inFlight: 0, applied: 0, grant: 0, sent: 0 });
+  const joining = !state.workers[r.workerId];
+  // A worker that joins starts from an equal part of what the others learned.
+  const others = Object.values(state.workers);
+  const start = joining && others.length ? Math.max(1, Math.floor(fleetLimit(state) / (others.length + 1))) : undefined;
+  const me = (state.workers[r.workerId] ??= { seenMs: nowMs, learned: 0, inFlight: 0, applied: 0, grant: 0, sent: 0 });
   me.seenMs = nowMs;
+  me.learned = start ?? Math.max(0, r.learned);
   me.inFlight = Math.max(0, r.inFlight);
   me.applied = Math.max(0, r.applied);
   if (r.fleetCap && r.fleetCap > 0) me.cap = Math.floor(r.fleetCap);
@@ -87,37 +91,30 @@ export function applyReport(state: FleetState, r: FleetReport, nowMs: number): F
   if (r.idle) delete state.workers[r.workerId];
 
   if (r.block && r.block.untilMs > state.block.untilMs) state.block = { untilMs: r.block.untilMs, reason: String(r.block.reason) };
-  learn(state, r, nowMs);
+  // One cut per overshoot, however many workers met it.
+  if (r.limited > 0) {
+    state.limited = true;
+    if (nowMs - state.lastCutMs >= CUT_COOLDOWN_MS) {
+      state.cuts++;
+      state.lastCutMs = nowMs;
+    }
+  }
 
   const ids = Object.keys(state.workers).sort();
-  const n = Math.max(1, ids.length);
-  const shares = split(Math.max(n, Math.floor(state.limit)), n);
-  const mine = Math.max(0, ids.indexOf(r.workerId));
   const caps = ids.map((id) => state.workers[id]!.cap).filter((c): c is number => c !== undefined);
   if (caps.length) grant(state, ids, Math.min(...caps));
   me.sent = r.idle ? 0 : me.grant;
   return {
-    concurrency: r.idle ? 0 : shares[mine]!,
+    ...(start !== undefined && !r.idle ? { start } : {}),
+    cuts: state.cuts,
     ...(me.cap ? { grant: r.idle ? 0 : me.grant } : {}),
     block: state.block,
     workers: ids.length,
-    fleetLimit: Math.floor(state.limit),
+    fleetLimit: Math.floor(fleetLimit(state)),
+    slowStart: !state.limited,
     syncEveryMs: syncEveryMs(ids.length),
     leaseMs: leaseMs(ids.length),
   };
-}
-
-/** AIMD on the fleet's limit from one report's 429s and saturated successes. */
-function learn(state: FleetState, r: FleetReport, nowMs: number): void {
-  if (r.limited > 0 && nowMs - state.lastCutMs >= CUT_COOLDOWN_MS) {
-    state.limit = Math.max(1, state.limit * DECREASE);
-    state.threshold = state.limit;
-    state.lastCutMs = nowMs;
-    return;
-  }
-  if (r.limited > 0 || r.saturated <= 0) return;
-  const slowStart = state.threshold === null || state.limit < state.threshold;
-  state.limit = Math.min(MAX_LIMIT, state.limit + (slowStart ? r.saturated : r.saturated / state.limit));
 }
 
 /** Fleet cap: lower grants above the target at once; raise the others from what nobody still holds. */

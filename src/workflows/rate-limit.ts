@@ -7,8 +7,8 @@
  * closes after an idle hour; the next report or block starts it again.
  */
 import { condition, continueAsNew, setHandler, workflowInfo, allHandlersFinished } from '@temporalio/workflow';
-import { blockQuery, blockSignal, syncUpdate, type RateLimitBlock } from '../shared/rate-limit';
-import { applyReport, initialFleetState, type FleetState } from './fleet-shares';
+import { blockQuery, blockSignal, fleetQuery, syncUpdate, type RateLimitBlock } from '../shared/rate-limit';
+import { applyReport, fleetLimit, initialFleetState, type FleetState } from './fleet-shares';
 
 const IDLE = '1 hour';
 
@@ -21,6 +21,19 @@ export async function modelRateLimit(input: { key: string; block?: RateLimitBloc
       fleet.block = { untilMs: b.untilMs, reason: String(b.reason ?? '') };
   });
   setHandler(blockQuery, () => fleet.block);
+  setHandler(fleetQuery, () => ({
+    limit: Math.floor(fleetLimit(fleet)),
+    cuts: fleet.cuts,
+    block: fleet.block,
+    workers: Object.entries(fleet.workers).map(([workerId, w]) => ({
+      workerId,
+      learned: w.learned,
+      inFlight: w.inFlight,
+      applied: w.applied,
+      grant: w.grant,
+      ...(w.cap ? { cap: w.cap } : {}),
+    })),
+  }));
   setHandler(
     syncUpdate,
     (report) => {

@@ -4,8 +4,9 @@
  * in flight, two worker processes SIGKILLed in turn every ~8 s (four kills) and the dev server
  * restarted once. Every job must finish with the fault-free transcript (Write and Edit included: a retry
  * after a kill that landed must not report "modified since read"), no Bash command may run twice,
- * and with limiting on (each worker capped at its share) at most 10% of model calls may meet a
- * 429 and the provider never sees more than its limit (ARCHITECTURE.md#rate-limits). The run
+ * and with a fleet cap of 3 (`DURABLE_AGENT_FLEET_MAX_CONCURRENT`, divided between the two
+ * workers by the limiter workflow as they die and come back) the provider never sees more than 3
+ * calls at once and at most 10% of model calls meet a 429 (ARCHITECTURE.md#rate-limits). The run
  * without limiting is printed next to it.
  */
 import { runFleetChaos } from '../helpers/fleet-chaos';
@@ -17,6 +18,7 @@ test('12 jobs, concurrency 6, provider limit 3: kills and a server restart chang
     jobs: 12,
     concurrency: 6,
     modelLimit: 3,
+    fleetCap: 3,
     workers: 2,
     killEveryMs: 8_000,
     maxKills: 4,

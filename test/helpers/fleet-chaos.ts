@@ -4,9 +4,10 @@
  *
  *  1. fault-free, with rate limiting off — the reference transcripts, and the 429s an unlimited
  *     fleet gets;
- *  2. with limiting on (each worker capped at its share of the provider's limit), worker
- *     processes SIGKILLed and restarted every `killEveryMs`, and the dev server SIGKILLed and
- *     restarted once.
+ *  2. with limiting on and no caps configured (the workers learn the limit), or with a fleet
+ *     cap (`DURABLE_AGENT_FLEET_MAX_CONCURRENT`, divided among the workers by the limiter
+ *     workflow), worker processes SIGKILLed and restarted every `killEveryMs`, and the dev server
+ *     SIGKILLed and restarted once.
  *
  * Shared by test/chaos/fleet.test.ts (small) and bench/fleet-chaos.ts (100 jobs); both check the
  * same things: every job finishes with the fault-free transcript, no Bash command ran twice, and
@@ -35,6 +36,8 @@ export interface FleetChaosOptions {
   concurrency: number;
   /** The scripted model's concurrency limit (429 beyond it). */
   modelLimit: number;
+  /** The chaos run's `DURABLE_AGENT_FLEET_MAX_CONCURRENT` (none: no caps, the workers learn the limit). */
+  fleetCap?: number;
   workers: number;
   killEveryMs: number;
   /** Stop killing after this many kills (default: kill until the batch is done). */
@@ -59,7 +62,7 @@ export interface PhaseFigures {
 
 export interface FleetChaosReport {
   faultFree: PhaseFigures;
-  chaos: PhaseFigures & { kills: number; serverStarts: number; unknownOutcomes: number; capPerWorker: number };
+  chaos: PhaseFigures & { kills: number; serverStarts: number; unknownOutcomes: number; fleetCap: number | undefined };
   finished: { faultFree: number; chaos: number };
   /** Transcript differences and Bash commands run twice (must be empty). */
   problems: string[];
@@ -128,10 +131,9 @@ export async function runFleetChaos(o: FleetChaosOptions): Promise<FleetChaosRep
     await stopAll();
     model.reset();
 
-    // 2. Limiting on, each worker capped at its share of the provider's limit; kills and a server restart.
+    // 2. Limiting on, no caps (learned) or a fleet cap; kills and a server restart.
     prepare();
-    const capPerWorker = Math.max(1, Math.floor(o.modelLimit / o.workers));
-    const env = { DURABLE_AGENT_MODEL_MAX_CONCURRENT: String(capPerWorker) };
+    const env: NodeJS.ProcessEnv = o.fleetCap ? { DURABLE_AGENT_FLEET_MAX_CONCURRENT: String(o.fleetCap) } : {};
     await spawnAll(env);
     t0 = Date.now();
     const batchId = `chaos-${Date.now().toString(36)}`;
@@ -166,7 +168,7 @@ export async function runFleetChaos(o: FleetChaosOptions): Promise<FleetChaosRep
     }
     return {
       faultFree,
-      chaos: { ...chaosFigures, kills: c.kills.length, serverStarts: c.server.starts, unknownOutcomes, capPerWorker },
+      chaos: { ...chaosFigures, kills: c.kills.length, serverStarts: c.server.starts, unknownOutcomes, fleetCap: o.fleetCap },
       finished: { faultFree: free.progress.completed, chaos: chaosProgress.progress.completed },
       problems,
       crashes: [...c.crashes],

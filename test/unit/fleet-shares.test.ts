@@ -3,16 +3,38 @@
  * ARCHITECTURE.md#rate-limits): the learned limit, and a fleet cap that grants never exceed while
  * workers come, go, drain and die.
  */
-import { applyReport, CUT_COOLDOWN_MS, initialFleetState, leaseMs, split, type FleetState } from '../../src/workflows/fleet-shares';
-import { INITIAL_LIMIT, type FleetReport } from '../../src/shared/rate-limit';
+import {
+  applyReport,
+  CUT_COOLDOWN_MS,
+  fleetLimit,
+  initialFleetState,
+  leaseMs,
+  split,
+  type FleetState,
+} from '../../src/workflows/fleet-shares';
+import { afterLimited, afterSuccesses, type FleetReport } from '../../src/shared/rate-limit';
 
 const report = (workerId: string, r: Partial<FleetReport> = {}): FleetReport => ({
   workerId,
+  learned: 8,
   inFlight: 0,
   applied: 0,
   limited: 0,
-  saturated: 0,
   ...r,
+});
+
+test('learning: slow start, a cut by a quarter that remembers where it struck, and a slow probe at that level', () => {
+  expect(afterSuccesses({ limit: 8, ceiling: null }, 3)).toEqual({ limit: 11, ceiling: null });
+  const cut = afterLimited({ limit: 11.5, ceiling: null });
+  expect(cut).toEqual({ limit: 8.625, ceiling: 11 });
+  // Up to the level below the one that failed: about one per limit's worth of successes (~2 windows of ~9).
+  const below = afterSuccesses(cut, 20);
+  expect(below.limit).toBeGreaterThan(10);
+  // From there to 11 (where the 429 struck) takes eight times as long: ~80 successes, not ~10.
+  expect(afterSuccesses(below, 10).limit).toBeLessThan(10.3);
+  expect(afterSuccesses(below, 90).limit).toBeGreaterThan(11);
+  // A level passed without a 429 becomes the new one to probe past.
+  expect(afterSuccesses(below, 90).ceiling).toBe(11);
 });
 
 test('split: whole parts, the larger first, summing to the total', () => {
@@ -21,27 +43,19 @@ test('split: whole parts, the larger first, summing to the total', () => {
   expect(split(2, 4)).toEqual([1, 1, 0, 0]);
 });
 
-test('the learned limit is divided among the workers reporting; a 429 cuts it once per cooldown; saturated successes raise it', () => {
+test('the fleet relays cuts, one per overshoot, and gives a joining worker an equal part of what the others learned', () => {
   const s = initialFleetState();
   let t = 1_000_000;
-  expect(applyReport(s, report('a'), t)).toMatchObject({ concurrency: INITIAL_LIMIT, workers: 1 });
-  expect(applyReport(s, report('b'), ++t)).toMatchObject({ concurrency: INITIAL_LIMIT / 2, workers: 2 });
-  // Slow start until the first 429: one per saturated success.
-  applyReport(s, report('a', { saturated: 4 }), ++t);
-  expect(s.limit).toBe(12);
-  expect(applyReport(s, report('b', { limited: 1 }), ++t)).toMatchObject({ concurrency: 4, fleetLimit: 9 });
-  // Another worker's 429 from the same overshoot: no second cut.
-  applyReport(s, report('a', { limited: 2 }), t + CUT_COOLDOWN_MS - 1);
-  expect(s.limit).toBe(9);
-  // Additive from here: a limit's worth of saturated successes adds one.
-  applyReport(s, report('a', { saturated: 9 }), t + CUT_COOLDOWN_MS);
-  expect(s.limit).toBe(10);
-  applyReport(s, report('b', { limited: 1 }), t + CUT_COOLDOWN_MS + 1);
-  expect(s.limit).toBe(7.5);
-  // Every worker gets at least one, whatever the limit.
-  s.limit = 1;
-  expect(applyReport(s, report('a'), t + 2 * CUT_COOLDOWN_MS).concurrency).toBe(1);
-  expect(applyReport(s, report('b'), t + 2 * CUT_COOLDOWN_MS).concurrency).toBe(1);
+  expect(applyReport(s, report('a', { learned: 12 }), t)).toMatchObject({ cuts: 0, workers: 1, slowStart: true });
+  expect(applyReport(s, report('a', { learned: 12 }), ++t).start).toBeUndefined();
+  // 'b' joins: it starts from 12 / 2.
+  expect(applyReport(s, report('b', { learned: 8 }), ++t)).toMatchObject({ start: 6, workers: 2, fleetLimit: 18 });
+  // 'b' met a 429: a cut, which 'a' hears at its next report.
+  expect(applyReport(s, report('b', { learned: 4.5, limited: 1 }), ++t)).toMatchObject({ cuts: 1, slowStart: false });
+  // 'a' met the same overshoot: no second cut within the cooldown.
+  expect(applyReport(s, report('a', { learned: 9, limited: 1 }), t + CUT_COOLDOWN_MS - 1).cuts).toBe(1);
+  expect(applyReport(s, report('a', { learned: 9, limited: 1 }), t + CUT_COOLDOWN_MS).cuts).toBe(2);
+  expect(fleetLimit(s)).toBe(13.5);
 });
 
 test('a worker that stops reporting is dropped after its lease; an idle one leaves at once; an outage renews every lease', () => {
@@ -54,7 +68,7 @@ test('a worker that stops reporting is dropped after its lease; an idle one leav
   for (; now < t + leaseMs(2) + 2_000; now += 1_000) applyReport(s, report('a'), now);
   expect(Object.keys(s.workers)).toEqual(['a']);
   applyReport(s, report('b'), now);
-  expect(applyReport(s, report('a', { idle: true }), now + 1)).toMatchObject({ concurrency: 0, workers: 1 });
+  expect(applyReport(s, report('a', { idle: true }), now + 1)).toMatchObject({ workers: 1 });
   expect(Object.keys(s.workers)).toEqual(['b']);
   // Nobody reached the workflow for longer than a lease (the server was away): 'b' is kept, not dropped.
   applyReport(s, report('a'), now + 10 * leaseMs(2));

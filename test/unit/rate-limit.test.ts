@@ -163,7 +163,7 @@ describe('learning the concurrency an endpoint serves (no caps configured)', () 
       message: expect.stringMatching(/waiting for a share of the fleet cap 10/),
     });
     const sent = Date.now();
-    l.applyShare({ concurrency: 8, grant: 5, leaseMs: 20_000 }, sent);
+    l.applyShare({ cuts: 0, grant: 5, leaseMs: 20_000, slowStart: true }, sent, false);
     expect(l.concurrency().n).toBe(3);
     l.caps = { fleetMaxConcurrent: 10 };
     expect(l.concurrency()).toEqual({ n: 5, why: "this worker's share 5 of the fleet cap 10" });
@@ -178,4 +178,19 @@ test('the worker caps include the fleet cap from DURABLE_AGENT_FLEET_MAX_CONCURR
   expect(() => capsFromEnv({ DURABLE_AGENT_FLEET_MAX_CONCURRENT: '0' })).toThrow(
     /DURABLE_AGENT_FLEET_MAX_CONCURRENT: expected a whole number ≥ 1, got '0'/,
   );
+});
+
+test("the fleet's word: a starting part on joining, a cut for another worker's 429 (not twice for its own)", () => {
+  const l = new EndpointLimiter('k');
+  l.applyShare({ start: 5, cuts: 3, leaseMs: 20_000, slowStart: false }, Date.now(), false);
+  expect(l.learned).toBe(5);
+  // The same count again: nothing new.
+  l.applyShare({ cuts: 3, leaseMs: 20_000, slowStart: false }, Date.now(), false);
+  expect(l.learned).toBe(5);
+  // Another worker met a 429: this one cuts too.
+  l.applyShare({ cuts: 4, leaseMs: 20_000, slowStart: false }, Date.now(), false);
+  expect(l.learned).toBe(3.75);
+  // This worker's own 429 made the cut: it has cut already.
+  l.applyShare({ cuts: 5, leaseMs: 20_000, slowStart: false }, Date.now(), true);
+  expect(l.learned).toBe(3.75);
 });
