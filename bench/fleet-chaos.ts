@@ -76,6 +76,8 @@ async function main(): Promise<number> {
     `\ntranscript or Bash problems: ${r.problems.length}; Bash results reported unknown: ${r.chaos.unknownOutcomes}; worker crashes: ${r.crashes.length}`,
   );
   for (const p of r.problems.slice(0, 20)) console.log(`  ${p}`);
+  if (r.incomparable.length)
+    console.log(`not compared (the run with limiting off did not finish them, out of retries): ${r.incomparable.join(', ')}`);
   const ok =
     r.problems.length === 0 &&
     r.finished.chaos === Number(v.jobs) &&

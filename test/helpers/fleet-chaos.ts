@@ -66,6 +66,8 @@ export interface FleetChaosReport {
   finished: { faultFree: number; chaos: number };
   /** Transcript differences and Bash commands run twice (must be empty). */
   problems: string[];
+  /** Jobs the fault-free run (limiting off) did not finish: no reference to compare with. */
+  incomparable: string[];
   crashes: Cluster['crashes'];
 }
 
@@ -157,8 +159,14 @@ export async function runFleetChaos(o: FleetChaosOptions): Promise<FleetChaosRep
     const chaosFigures = figures(t0);
 
     const problems: string[] = [];
+    const incomparable: string[] = [];
     let unknownOutcomes = 0;
     for (let i = 0; i < o.jobs; i++) {
+      // A job the run without limiting did not finish (its calls ran out of retries in the 429 storm) has no reference.
+      if (!finishedScenario(expected[i]!, i)) {
+        incomparable.push(id(i));
+        continue;
+      }
       const handle = await c.client.get(sessionIdFor(batchId, id(i)));
       const transcript = await transcriptThroughRestarts(handle);
       const diff = compareTranscripts(expected[i]!, transcript);
@@ -171,11 +179,20 @@ export async function runFleetChaos(o: FleetChaosOptions): Promise<FleetChaosRep
       chaos: { ...chaosFigures, kills: c.kills.length, serverStarts: c.server.starts, unknownOutcomes, fleetCap: o.fleetCap },
       finished: { faultFree: free.progress.completed, chaos: chaosProgress.progress.completed },
       problems,
+      incomparable,
       crashes: [...c.crashes],
     };
   } finally {
     await c.close();
   }
+}
+
+const finalText = (i: number) => `Job ${i} is complete.`;
+
+/** Whether a transcript reached the scenario's final answer. */
+function finishedScenario(transcript: Message[], i: number): boolean {
+  const last = transcript[transcript.length - 1];
+  return last?.role === 'assistant' && JSON.stringify(last.content).includes(finalText(i));
 }
 
 /** Each Bash command's token in ran.log: once if reported normally, at most once if reported unknown. */
@@ -207,7 +224,7 @@ function scenario(i: number, ws: string, name: string, chunkDelayMs: number) {
   ];
   const text = (k: number) => `Step ${k} of job ${i}: working through the plan one careful step at a time, checking each result.`;
   const turns: TurnInput[] = calls.map((cs, k) => turn.tools(cs, { text: text(k), chunk_delay_ms: chunkDelayMs }));
-  turns.push(turn.text(`Job ${i} is complete.`, { chunk_delay_ms: chunkDelayMs }));
+  turns.push(turn.text(finalText(i), { chunk_delay_ms: chunkDelayMs }));
   return { name, turns };
 }
 
