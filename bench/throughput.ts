@@ -314,13 +314,19 @@ export async function throughput(opts: {
     const watch = watchRun(loop, sessions, tStart, workflows, client.client);
     try {
       await pool(waits, 200, async (wait, i) => {
-        if (!(await wait())) failed++;
+        // A session whose workflow failed (e.g. a call out of attempts under load) is counted, not fatal to the run.
+        if (!(await wait().catch(() => false))) failed++;
         watch.finished(i);
         if (!cpuAtFirstDone) {
           tFirstDone = Date.now();
           cpuAtFirstDone = cpuNow();
         }
       });
+    } catch (e) {
+      // No worker process left running behind a run that ends early.
+      clearInterval(sampler);
+      await worker.stop();
+      throw e;
     } finally {
       watch.stop();
     }
