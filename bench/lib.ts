@@ -9,7 +9,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
-import { bundleSessionWorkflows } from '../src/worker/bundle';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleSessionWorkflows, PRELOADED_MODULES, SESSION_BUNDLER_OPTIONS, WORKFLOWS_PATH } from '../src/worker/bundle';
 import { bundleWithoutPreload, quietBundlerLogger } from '../src/testing/workflow-modules';
 import type { CreateWorkerOptions } from '../src/worker/worker';
 import type { DevServer, DevServerOptions } from '../src/worker/dev-server';
@@ -189,12 +190,21 @@ export async function pool<T, R>(items: T[], n: number, fn: (item: T, i: number)
 /**
  * The session workflow bundled once into `dir`, for worker processes (DURABLE_AGENT_WORKFLOW_BUNDLE).
  * `BENCH_PLAIN_BUNDLE=1` builds it without the shared-library preload
- * (ARCHITECTURE.md#shared-libraries), to compare a run with it against one without.
+ * (ARCHITECTURE.md#shared-libraries), to compare a run with it against one without;
+ * `BENCH_NO_STACK_PATCH=1` without `stack-traces.ts` only, so the SDK's promise hook records
+ * every promise's stack as it does by default (ARCHITECTURE.md#workflow-stack-traces).
  */
 export async function writeBundle(dir: string): Promise<string> {
   const { code } = process.env.BENCH_PLAIN_BUNDLE
     ? await bundleWithoutPreload()
-    : await bundleSessionWorkflows({ logger: quietBundlerLogger });
+    : process.env.BENCH_NO_STACK_PATCH
+      ? await bundleWorkflowCode({
+          workflowsPath: WORKFLOWS_PATH,
+          ...SESSION_BUNDLER_OPTIONS,
+          preloadModules: PRELOADED_MODULES.filter((m) => !/[\\/]stack-traces(\.[jt]s)?$/.test(m)),
+          logger: quietBundlerLogger,
+        })
+      : await bundleSessionWorkflows({ logger: quietBundlerLogger });
   const file = path.join(dir, 'workflow-bundle.js');
   writeFileSync(file, code);
   return file;
@@ -207,9 +217,24 @@ export interface BenchWorker {
   stop(): Promise<void>;
   /** All it wrote on stderr so far. */
   stderr(): string;
+  /** Resolves when the process has exited, however it ended. */
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** bench/worker-process.ts (or `script`, e.g. the bare loop's) in its own process, so its RSS and CPU are its own. */
+/**
+ * `tuning` with BENCH_WORKFLOW_TUNING (JSON, e.g. `{"reuseV8Context":false}` or
+ * `{"isolateExecutionTimeout":"60s"}`) over its workflow part: an SDK setting compared side by
+ * side on every loop's worker of a benchmark, without a flag of its own.
+ */
+function withWorkflowTuningFromEnv(tuning: NonNullable<CreateWorkerOptions['tuning']>): NonNullable<CreateWorkerOptions['tuning']> {
+  const extra = process.env.BENCH_WORKFLOW_TUNING;
+  return extra ? { ...tuning, workflow: { ...tuning.workflow, ...(JSON.parse(extra) as object) } } : tuning;
+}
+
+/**
+ * bench/worker-process.ts (or `script`, e.g. the bare loop's) in its own process, so its RSS and CPU are its own.
+ * BENCH_WORKER_NODE runs it with another `node` binary (every loop's worker alike).
+ */
 export function spawnBenchWorker(opts: {
   address: string;
   modelUrl?: string;
@@ -219,10 +244,20 @@ export function spawnBenchWorker(opts: {
   env?: NodeJS.ProcessEnv;
   /** Run the worker at this niceness (`nice -n`, every thread of it): above 0 it yields the CPU to a server on the same machine. */
   nice?: number;
+  /** Keep its stdout with its stderr (`stderr()`) instead of passing it through. */
+  captureStdout?: boolean;
+  /** The `node` binary to run it with (default: this process's). */
+  nodePath?: string;
 }): BenchWorker {
   // BENCH_PROF=DIR: each worker process writes a CPU profile per thread there (the workflow threads included).
   const profile = process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [];
-  const node = [process.execPath, ...profile, '--require', 'tsx/cjs', opts.script ?? path.join(__dirname, 'worker-process.ts')];
+  const node = [
+    opts.nodePath ?? process.env.BENCH_WORKER_NODE ?? process.execPath,
+    ...profile,
+    '--require',
+    'tsx/cjs',
+    opts.script ?? path.join(__dirname, 'worker-process.ts'),
+  ];
   // `nice` execs node in place, so the pid is the worker's and every thread it starts inherits the niceness.
   const [command, ...args] = opts.nice ? ['nice', '-n', String(opts.nice), ...node] : node;
   const child = spawn(command!, args, {
@@ -231,17 +266,23 @@ export function spawnBenchWorker(opts: {
       TEMPORAL_ADDRESS: opts.address,
       ...(opts.modelUrl ? { OPENAI_BASE_URL: opts.modelUrl, OPENAI_API_KEY: 'bench' } : {}),
       ...(opts.bundlePath ? { DURABLE_AGENT_WORKFLOW_BUNDLE: opts.bundlePath } : {}),
-      BENCH_WORKER_TUNING: JSON.stringify(opts.tuning ?? {}),
+      BENCH_WORKER_TUNING: JSON.stringify(withWorkflowTuningFromEnv(opts.tuning ?? {})),
       ...opts.env,
     },
-    stdio: ['ignore', 'inherit', 'pipe'],
+    stdio: ['ignore', opts.captureStdout ? 'pipe' : 'inherit', 'pipe'],
   });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.once('exit', (code, signal) => r({ code, signal })),
+  );
+  const exited = exit.then(() => undefined);
   let out = '';
   const ready = new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (b: Buffer) => {
       out += b.toString();
       if (/^ready$/m.test(out)) resolve();
+    });
+    child.stdout?.on('data', (b: Buffer) => {
+      out += b.toString();
     });
     void exited.then(() => reject(new Error(`bench worker exited before it was ready:\n${out}`)));
   });
@@ -249,6 +290,7 @@ export function spawnBenchWorker(opts: {
   return {
     pid: child.pid!,
     ready,
+    exit,
     stderr: () => out,
     async stop() {
       child.kill('SIGTERM');

@@ -50,12 +50,14 @@
  *
  * A run prints a progress line a minute on stderr. When no session has finished for 3 minutes
  * after the first did — or on SIGUSR2 — it describes the unfinished sessions (their status on the
- * server, pending activities, last events), so a stalled run can be read before it is stopped.
+ * server, then `durable-agent stalled`'s report of them: what each waits on, its shard and the node
+ * owning it, the queues' pollers and backlog), so a stalled run can be read before it is stopped.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, type WorkflowHandle } from '@temporalio/client';
+import { findStalledSessions, renderStalled } from '../src/client/stalled';
 import type { Duration } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { SessionHandle } from '../src/client/client';
@@ -180,15 +182,23 @@ const STALL_MS = 180_000;
  * Progress on a long run (a line a minute), and what its unfinished sessions wait on when it
  * stalls — or on SIGUSR2 — so a stuck run can be read before anything is stopped: each one's
  * status on the server (closed there while our wait still waits means the wait is stuck, not
- * the session), pending activities and last events.
+ * the session), then for those quiet for a minute the report of `durable-agent stalled`
+ * (src/client/stalled.ts): pending workflow task and activities, shard and the node owning it,
+ * and the queues they wait on (pollers, backlog).
  */
-function watchRun(loop: Loop, sessions: number, tStart: number, workflows: WorkflowHandle[]): { finished(i: number): void; stop(): void } {
+function watchRun(
+  loop: Loop,
+  sessions: number,
+  tStart: number,
+  workflows: WorkflowHandle[],
+  temporalClient: Client,
+): { finished(i: number): void; stop(): void } {
   const finished = new Set<number>();
   let lastFinish = 0;
   let reported = false;
   const report = async (why: string) => {
     const open = workflows.map((wf, i) => ({ wf, i })).filter(({ i }) => !finished.has(i));
-    console.error(`[throughput] ${loop} ${sessions}: ${why}; ${open.length} sessions unfinished — describing up to 20`);
+    console.error(`[throughput] ${loop} ${sessions}: ${why}; ${open.length} sessions unfinished`);
     const described = await pool(open.slice(0, 20), 5, async ({ wf }) => {
       try {
         return { wf, d: await wf.describe() };
@@ -198,22 +208,9 @@ function watchRun(loop: Loop, sessions: number, tStart: number, workflows: Workf
     });
     const byStatus = new Map<string, number>();
     for (const status of described.map((x) => x.d?.status.name ?? 'describe failed')) byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    console.error(`[throughput]   status on the server: ${[...byStatus].map(([k, n]) => `${k} ${n}`).join(', ')}`);
-    for (const { wf, d, err } of described.filter((x) => x.d?.status.name === 'RUNNING' || x.err).slice(0, 3)) {
-      if (err) {
-        console.error(`[throughput]   ${wf.workflowId}: describe failed: ${err}`);
-        continue;
-      }
-      const pending = (d!.raw.pendingActivities ?? []).map(
-        (a) =>
-          `${a.activityType?.name} attempt ${a.attempt} ${temporal.api.enums.v1.PendingActivityState[a.state ?? 0]?.replace('PENDING_ACTIVITY_STATE_', '').toLowerCase()}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`,
-      );
-      const events = (await wf.fetchHistory()).events ?? [];
-      const last = events.slice(-8).map((e) => temporal.api.enums.v1.EventType[e.eventType ?? 0]?.replace('EVENT_TYPE_', ''));
-      console.error(
-        `[throughput]   ${wf.workflowId}: ${events.length} events; pending: ${pending.join('; ') || 'none'}; last: ${last.join(' → ')}`,
-      );
-    }
+    console.error(`[throughput]   status on the server of the first 20: ${[...byStatus].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+    const stalled = await findStalledSessions(temporalClient, { sessionIds: open.map(({ wf }) => wf.workflowId), quietForMs: 60_000 });
+    for (const line of renderStalled(stalled, 10)) console.error(`[throughput]   ${line}`);
   };
   const safeReport = (why: string) =>
     void report(why).catch((err) => console.error(`[throughput] report failed: ${(err as Error).message}`));
@@ -314,16 +311,22 @@ export async function throughput(opts: {
     let tFirstDone = Infinity;
     let cpuAtFirstDone: typeof cpu0 | undefined;
     let failed = 0;
-    const watch = watchRun(loop, sessions, tStart, workflows);
+    const watch = watchRun(loop, sessions, tStart, workflows, client.client);
     try {
       await pool(waits, 200, async (wait, i) => {
-        if (!(await wait())) failed++;
+        // A session whose workflow failed (e.g. a call out of attempts under load) is counted, not fatal to the run.
+        if (!(await wait().catch(() => false))) failed++;
         watch.finished(i);
         if (!cpuAtFirstDone) {
           tFirstDone = Date.now();
           cpuAtFirstDone = cpuNow();
         }
       });
+    } catch (e) {
+      // No worker process left running behind a run that ends early.
+      clearInterval(sampler);
+      await worker.stop();
+      throw e;
     } finally {
       watch.stop();
     }

@@ -15,6 +15,7 @@ import { forkCommand, idCommand, lsCommand, resumeCommand, runCommand } from './
 import { CheckpointChoiceError } from './checkpoints';
 import { CheckpointsNotFoundError } from './checkpoint-diff';
 import { cleanupCommand } from './cli-workspace';
+import { stalledCommand } from './cli-stalled';
 import { SessionExistsError, SessionNotFoundError } from './client';
 import { JobsFileError } from './jobs-file';
 import { BuildNotFoundError, DeploymentNotFoundError } from './deploy';
@@ -38,6 +39,8 @@ Sessions:
   diff ID                  the patch of what the agent changed in the session's workspace
                            (--from N --to M: between the checkpoints of two turns)
   ls                       list sessions (--status running|waiting_for_approval|… --batch ID …)
+  stalled                  running sessions that recorded nothing for a while, and what each waits on
+                           (workflow task, activities, shard and the server node owning it, queues)
   cancel ID                end a session (or a batch)
 Batches:
   submit JOBS.jsonl|.yaml  run many sessions under a concurrency cap (--concurrency N --batch-id ID;
@@ -88,6 +91,8 @@ export async function main(argv: string[]): Promise<number> {
         return await forkCommand(rest);
       case 'ls':
         return await lsCommand(rest);
+      case 'stalled':
+        return await stalledCommand(rest);
       case 'approve':
       case 'deny':
         return await approvalCommand(command, rest);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { hostname } from 'node:os';
-import type { DataConverter, PayloadCodec } from '@temporalio/common';
+import type { DataConverter, Duration, PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import { TASK_QUEUES, taskQueuesFor } from '../shared/api';
 import { DEFAULT_PRICING, type PricingTable } from '../shared/pricing';
@@ -97,6 +97,9 @@ export interface CreateWorkerOptions {
   live?: LiveServerOptions | false;
 }
 
+/** Our default for the SDK's per-activation watchdog (its own is 5 s; ARCHITECTURE.md#workflow-thread-crash). */
+export const WORKFLOW_ACTIVATION_TIMEOUT = '60s';
+
 export type WorkflowWorkerTuning = Pick<
   WorkerOptions,
   | 'maxCachedWorkflows'
@@ -104,7 +107,11 @@ export type WorkflowWorkerTuning = Pick<
   | 'maxConcurrentWorkflowTaskPolls'
   | 'workflowThreadPoolSize'
   | 'stickyQueueScheduleToStartTimeout'
->;
+  | 'reuseV8Context'
+> & {
+  /** The SDK's per-activation watchdog (wall time; not in its typed options, read from them all the same). */
+  isolateExecutionTimeout?: Duration;
+};
 export type ActivityWorkerTuning = Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentActivityTaskPolls'>;
 
 export interface AgentWorker {
@@ -286,6 +293,12 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
           // after a crash the retried call clears the dead worker's stickiness instead
           // (src/activities/sticky.ts), so recovery does not wait for this (ARCHITECTURE.md#recovery).
           stickyQueueScheduleToStartTimeout: '10s',
+          // The SDK's watchdog on each call into a workflow thread's V8 context. It counts wall time, so
+          // on a CPU-starved machine a call of a few milliseconds of work can outlive the SDK's 5 s; and
+          // when it fires inside a promise callback, Node's async-hook stack is left corrupted and the
+          // whole process exits (temporalio/sdk-typescript#939). A minute keeps a bound on a workflow
+          // that never yields without mistaking a starved machine for one (ARCHITECTURE.md#workflow-thread-crash).
+          isolateExecutionTimeout: WORKFLOW_ACTIVATION_TIMEOUT,
           sinks: { ...sinks, ...(traced?.sinks ?? {}) },
           ...(workflowInterceptors || modelInterceptors ? { interceptors: { ...workflowInterceptors, ...modelInterceptors } } : {}),
           ...opts.tuning?.workflow,

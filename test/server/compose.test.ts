@@ -63,6 +63,10 @@ test('every image is pinned to a version; our own image is built here and tagged
   expect(services['temporal-setup']!.image).toBe(services['temporal-schema']!.image);
 });
 
+test('the worker is restarted when its process dies (a workflow-thread crash ends the whole process)', () => {
+  expect((services.worker as { restart?: string }).restart).toBe('unless-stopped');
+});
+
 /** Files reachable by static imports from `entry` (the program a service runs). */
 function reachable(entry: string): string[] {
   const seen = new Set<string>();
