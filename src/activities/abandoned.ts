@@ -36,13 +36,13 @@ const CHARS_PER_TOKEN = 4;
  * the request's size and what came back, for an estimate if the stream is cut before its usage.
  */
 export class AttemptSpend {
-  private requestChars = -1;
+  private request: { messages: unknown; tools?: unknown } | undefined;
   private receivedChars = 0;
   private reported: CompletionUsage | undefined;
 
-  /** The request is about to go to the provider. */
+  /** The request is about to go to the provider. Kept, not measured: only an abandoned attempt needs its size. */
   sent(messages: unknown, tools?: unknown): void {
-    this.requestChars = JSON.stringify(messages).length + (tools ? JSON.stringify(tools).length : 0);
+    this.request = { messages, tools };
   }
 
   chunk(chunk: ChatCompletionChunk): void {
@@ -55,13 +55,15 @@ export class AttemptSpend {
 
   /** Whether the provider was asked at all (a call abandoned before that cost nothing). */
   get billed(): boolean {
-    return this.requestChars >= 0;
+    return this.request !== undefined;
   }
 
   /** The provider's usage if it arrived, else an estimate; `estimated` says which. */
   usage(): { usage: CompletionUsage; estimated: boolean } {
     if (this.reported) return { usage: this.reported, estimated: false };
-    const prompt = Math.ceil(Math.max(0, this.requestChars) / CHARS_PER_TOKEN);
+    const r = this.request;
+    const requestChars = r ? JSON.stringify(r.messages).length + (r.tools ? JSON.stringify(r.tools).length : 0) : 0;
+    const prompt = Math.ceil(requestChars / CHARS_PER_TOKEN);
     const completion = Math.ceil(this.receivedChars / CHARS_PER_TOKEN);
     return { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }, estimated: true };
   }
