@@ -19,6 +19,7 @@
  *   npx tsx bench/workspace-batch.ts     15. a batch with workspaces beside the same jobs in pre-made folders
  *   npx tsx bench/workspace-checkpoint.ts 16. per-turn workspace checkpoints: record, push, restore elsewhere
  *   npx tsx bench/host-loss.ts           17. tools host SIGKILLed → the session running again on another host
+ *   npx tsx bench/heartbeats.ts          18. heartbeats of long model calls on a busy machine, as the server records them
  *
  *   npm run bench -- --only per-turn-overhead,recovery
  *
@@ -47,6 +48,7 @@ const BENCHMARKS = [
   'workspace-batch',
   'workspace-checkpoint',
   'host-loss',
+  'heartbeats',
 ];
 
 function main(): number {

@@ -28,6 +28,12 @@ export type Beat = (details: unknown) => void;
  * not from a beat (ARCHITECTURE.md#live-tokens). The latest details held back go out when the
  * window ends; from then on every beat goes through (the SDK throttles them). Cancellation is heard
  * on a beat, so a call cancelled in the window learns it at the window's end.
+ *
+ * The window is counted from when the server scheduled the attempt, not from when this code
+ * starts: on a busy worker an attempt reaches the activity a second or more after the server
+ * started its timeout, and a window counted from here ended with the timeout nearly spent
+ * (measured: the first heartbeat 2.9 s into a 3 s timeout; ARCHITECTURE.md#recovery). An attempt
+ * that reaches here past half its timeout beats at once.
  */
 export class DeferredHeartbeat {
   private held: { details: unknown } | undefined;
@@ -36,16 +42,17 @@ export class DeferredHeartbeat {
 
   constructor(private readonly ctx = Context.current()) {
     const timeout = ctx.info.heartbeatTimeoutMs;
-    this.open = !timeout;
-    if (timeout) {
-      this.timer = setTimeout(
-        () => {
-          this.open = true;
-          if (this.held) ctx.heartbeat(this.held.details);
-          this.held = undefined;
-        },
-        Math.floor(timeout / 2),
-      );
+    // The attempt started on the server at or after it was scheduled; a worker clock behind the
+    // server's at worst leaves the window at half the timeout, as when it was counted from here.
+    const waited = Math.max(0, Date.now() - ctx.info.currentAttemptScheduledTimestampMs);
+    const windowMs = timeout ? Math.floor(timeout / 2) - waited : 0;
+    this.open = windowMs <= 0;
+    if (!this.open) {
+      this.timer = setTimeout(() => {
+        this.open = true;
+        if (this.held) ctx.heartbeat(this.held.details);
+        this.held = undefined;
+      }, windowMs);
     }
   }
 

@@ -23,6 +23,7 @@ import type { PromptOffers } from './prompt-offers';
 import type { EndpointLimiter, Slot } from './rate-limit';
 import type { FleetLimitSync } from './fleet-limit';
 import { readPrompt, type Prompt, type PromptRef } from './prompt-reader';
+import { abandonedByServer, AttemptSpend, reportAbandoned } from './abandoned';
 
 export interface ModelDeps {
   /** OpenAI-compatible endpoint (`OPENAI_BASE_URL`) and key (`OPENAI_API_KEY`), from the worker's env. */
@@ -98,17 +99,30 @@ export interface StreamedReply {
 
 export async function streamModelCall(client: ChatStreamClient, deps: ModelDeps, call: ModelCall): Promise<StreamedReply> {
   const heartbeat = new DeferredHeartbeat();
+  const spend = new AttemptSpend();
   try {
-    return await attempt(client, deps, call, heartbeat.beat);
+    return await attempt(client, deps, call, heartbeat.beat, spend);
   } catch (err) {
     heartbeat.flush();
+    // Timed out by the server while it streamed: cut off now, and its cost reported (ARCHITECTURE.md#abandoned-attempts).
+    if (spend.billed && abandonedByServer()) {
+      const { usage, estimated } = spend.usage();
+      const p = priced(deps, call.model, usage);
+      await reportAbandoned(call.prompt, { model: call.model, ...p }, { outcome: 'cancelled', estimated });
+    }
     throw err;
   } finally {
     heartbeat.dispose();
   }
 }
 
-async function attempt(client: ChatStreamClient, deps: ModelDeps, call: ModelCall, beat: Beat): Promise<StreamedReply> {
+async function attempt(
+  client: ChatStreamClient,
+  deps: ModelDeps,
+  call: ModelCall,
+  beat: Beat,
+  spend: AttemptSpend,
+): Promise<StreamedReply> {
   const ctx = Context.current();
   // Live tokens (ARCHITECTURE.md#live-tokens): the session's clients find the attempt's stream from
   // this worker's identity; its heartbeats name it too (clients that predate the identity's mark).
@@ -139,7 +153,7 @@ async function attempt(client: ChatStreamClient, deps: ModelDeps, call: ModelCal
   let slot: Slot | undefined;
   try {
     slot = await waitForLimiter(deps, call, request, details(call.phases.waiting), beat);
-    const reply = await stream(client, deps, call, request, tap, details, beat, slot);
+    const reply = await stream(client, deps, call, request, tap, details, beat, slot, spend);
     slot?.release(reply.usage.input_tokens + reply.usage.cache_read_input_tokens + reply.usage.output_tokens);
     call.check?.(reply);
     tap?.complete(mapFinishReason(reply.finishReason, reply.toolCalls.length > 0), reply.usage);
@@ -217,6 +231,7 @@ async function stream(
   details: (phase: string) => object,
   beat: Beat,
   slot: Slot | undefined,
+  spend: AttemptSpend,
 ): Promise<StreamedReply> {
   const { waiting, streaming = waiting } = call.phases;
   const idleMs = deps.streamIdleTimeoutMs ?? 120_000;
@@ -224,6 +239,7 @@ async function stream(
   const streamingDetails = details(streaming);
   const startedAt = Date.now();
   try {
+    spend.sent(request.messages, request.tools);
     const response = await client.stream(
       {
         model: call.model,
@@ -249,6 +265,7 @@ async function stream(
     for await (const chunk of response.chunks) {
       watchdog.onChunk(streamingDetails);
       tap?.chunk(chunk, startedAt);
+      spend.chunk(chunk);
       id ||= chunk.id;
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices[0];

@@ -12,6 +12,8 @@ import { ChatStreamClient } from './chat-stream';
 import { mapFinishReason, toChatMessages, toChatTools, toToolUseBlocks } from './chat-format';
 import { streamModelCall, type ModelDeps, type ReasoningEffort } from './model-stream';
 import { summarize } from './summarize';
+import { completeAttempt } from './abandoned';
+import { DEFAULT_CONTEXT_WINDOW, lookupPrice } from '../shared/pricing';
 import { checkStructuredOutput, outputSchemaProblem } from './output-schema';
 
 export type { ModelDeps } from './model-stream';
@@ -22,8 +24,16 @@ export function createModelActivities(deps: ModelDeps): ModelActivities & ModelC
   const chat = chatStreamClientFor(deps);
   const client = new OpenAI({ baseURL: deps.baseURL, apiKey: deps.apiKey ?? 'not-set', maxRetries: 0, timeout: 10 * 60_000 });
   return {
-    callModel: (input) => callModel(chat, deps, input),
-    summarize: (input) => summarize(chat, deps, input),
+    // Each attempt completes itself, so one the server gave up on sees it (ARCHITECTURE.md#abandoned-attempts).
+    callModel: async (input) => {
+      const reply = await callModel(chat, deps, input);
+      return completeAttempt(input, reply, reply);
+    },
+    summarize: async (input) => {
+      const r = await summarize(chat, deps, input);
+      const contextWindow = lookupPrice(r.model, deps.pricing)?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+      return completeAttempt(input, r, { ...r, contextWindow });
+    },
     listModels: () => listModels(client),
   };
 }

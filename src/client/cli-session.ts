@@ -489,6 +489,14 @@ async function printUsage(s: SessionHandle, json: boolean): Promise<number> {
   out(`tokens: in ${u.inputTokens} (cached ${u.cacheReadInputTokens}) · out ${u.outputTokens} · cost ${usd(u.costUsd)}`);
   for (const [model, m] of Object.entries(u.perModel)) {
     out(`  ${model}: in ${m.inputTokens} · out ${m.outputTokens} · ${m.costBasis === 'unknown' ? 'no price known' : usd(m.costUsd)}`);
+    // Attempts the server gave up on while they ran: billed, in the total, not in the line above (ARCHITECTURE.md#abandoned-attempts).
+    const a = m.abandonedCalls;
+    if (a?.count) {
+      out(
+        `    abandoned attempts: ${a.count} · in ${a.inputTokens + a.cacheReadInputTokens} · out ${a.outputTokens} · ${usd(a.costUSD)}` +
+          (a.estimated ? ` (${a.estimated} estimated)` : ''),
+      );
+    }
   }
   return EXIT.ok;
 }

@@ -7,7 +7,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { PermissionMode } from './config';
 import type { EventsPage, SessionEvent } from './events';
-import type { Message } from './messages';
+import type { AbandonedCalls, Message, Usage } from './messages';
 import type { ToolSpec } from './tools';
 import type { PendingPermission } from './approvals';
 import type { SessionSettings } from './hooks';
@@ -117,6 +117,29 @@ export interface ApiRetryNotice {
   reason?: 'rate_limited' | 'max_concurrent' | 'requests_per_minute' | 'tokens_per_minute';
 }
 
+/**
+ * Sent by a model call attempt that the server had already given up on (timed out, and retried
+ * or failed) while it still ran: the provider billed its tokens, but its reply is not the one the
+ * session takes (ARCHITECTURE.md#abandoned-attempts). Counted once per attempt.
+ */
+export const abandonedCallSignal = defineSignal<[AbandonedCallNotice]>('abandonedCall');
+
+export interface AbandonedCallNotice {
+  /** The run that scheduled the call, its activity id and the attempt: what makes a notice sent twice count once. */
+  runId: string;
+  activityId: string;
+  attempt: number;
+  model: string;
+  usage: Usage;
+  costUsd: number;
+  costBasis: 'table' | 'unknown';
+  contextWindow: number;
+  /** `completed`: the reply was whole but the server refused it; `cancelled`: cut off once the attempt heard it was gone. */
+  outcome: 'completed' | 'cancelled';
+  /** The provider sent no usage (the stream was cut): the tokens are estimated from the request and the text received. */
+  estimated: boolean;
+}
+
 export interface SessionUsage {
   inputTokens: number;
   outputTokens: number;
@@ -132,6 +155,8 @@ export interface SessionUsage {
       cacheCreationInputTokens: number;
       costUsd: number;
       costBasis: 'table' | 'unknown';
+      /** Attempts abandoned while they ran (ARCHITECTURE.md#abandoned-attempts), not in the fields above. */
+      abandonedCalls?: AbandonedCalls;
     }
   >;
 }

@@ -72,6 +72,23 @@ export interface ModelUsageEntry {
   costUSD: number;
   contextWindow: number;
   costBasis: 'table' | 'unknown';
+  /** Set once an attempt of a call to this model was abandoned; not counted in the fields above. */
+  abandonedCalls?: AbandonedCalls;
+}
+
+/**
+ * Model call attempts the server gave up on while they still ran (ARCHITECTURE.md#abandoned-attempts):
+ * billed by the provider but not part of the conversation, so counted apart from the model's
+ * tokens and cost. Their cost is in the session's `total_cost_usd` (and its budget).
+ */
+export interface AbandonedCalls {
+  count: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens: number;
+  costUSD: number;
+  /** How many of them were cut off before the provider sent usage: their tokens are estimates. */
+  estimated: number;
 }
 
 /** One model response as the `callModel` activity returns it (recorded in history once). */

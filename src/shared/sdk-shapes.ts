@@ -4,7 +4,16 @@
  * fills and an OpenAI-compatible endpoint has no notion of get their empty value (null, [], 0, ''),
  * never a made-up one.
  */
-import type { AssistantReply, ContentBlock, ModelUsageEntry, StopReason, TextBlock, ToolResultBlock, Usage } from './messages';
+import type {
+  AbandonedCalls,
+  AssistantReply,
+  ContentBlock,
+  ModelUsageEntry,
+  StopReason,
+  TextBlock,
+  ToolResultBlock,
+  Usage,
+} from './messages';
 
 /** The SDK's `UUID` (node:crypto's template type); the event log stamps every message with one. */
 export type UUID = `${string}-${string}-${string}-${string}-${string}`;
@@ -81,6 +90,8 @@ export interface SDKModelUsage {
   maxOutputTokens: number;
   /** `list`: priced from the worker's pricing table; `unknown`: not in it (counted as $0). */
   costBasis: 'list' | 'unknown';
+  /** Ours: attempts abandoned while they ran, billed apart from the fields above (only when there were any). */
+  abandonedCalls?: AbandonedCalls;
 }
 
 export function sdkUsage(u: Usage): SDKUsage {
@@ -151,6 +162,7 @@ export function sdkModelUsage(perModel: Record<string, ModelUsageEntry>, maxOutp
       contextWindow: m.contextWindow,
       maxOutputTokens,
       costBasis: m.costBasis === 'table' ? 'list' : 'unknown',
+      ...(m.abandonedCalls ? { abandonedCalls: { ...m.abandonedCalls } } : {}),
     };
   }
   return out;

@@ -15,6 +15,7 @@ import { jsonBytes } from '../shared/payload';
 import { apiErrorCategory } from '../shared/sdk-shapes';
 import type { ExitReason } from './turn';
 import { acceptSubagentEvents } from './subagents';
+import { accountAbandonedCall } from './abandoned-calls';
 
 /** A query answer is one payload: it must stay under the 2 MiB payload limit (and 4 MiB gRPC). */
 export const QUERY_PAGE_BYTES = 1024 * 1024;
@@ -65,6 +66,7 @@ export function installHandlers(s: SessionControl): void {
   setHandler(api.setMaxThinkingTokensSignal, (tokens) => {
     state.maxThinkingTokens = typeof tokens === 'number' && tokens >= 0 ? tokens : null;
   });
+  setHandler(api.abandonedCallSignal, (n) => accountAbandonedCall(state, log, n));
   setHandler(api.apiRetrySignal, (n) => {
     log.emit({
       type: 'system',

@@ -73,6 +73,8 @@ export interface LoopState {
   costUsd: number;
   apiDurationMs: number;
   perModel: Record<string, ModelUsageEntry>;
+  /** Abandoned model call attempts already counted (`runId/activityId/attempt`, the latest 100; abandoned-calls.ts). */
+  abandonedAttempts?: string[];
   /** Read-before-edit stamps: normalised path → mtime (ms) when last read or written. */
   fileStamps: Record<string, number>;
   todos: TodoItem[];
@@ -360,6 +362,7 @@ export function usageView(state: LoopState): SessionUsage {
       cacheCreationInputTokens: m.cacheCreationInputTokens,
       costUsd: m.costUSD,
       costBasis: m.costBasis,
+      ...(m.abandonedCalls ? { abandonedCalls: { ...m.abandonedCalls } } : {}),
     };
   }
   return {

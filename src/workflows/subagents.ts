@@ -21,6 +21,7 @@ import type { ToolResultBlock, ToolUseBlock } from '../shared/messages';
 import type { ToolSpec } from '../shared/tools';
 import { fireHooks, type HookDeps } from './hooks';
 import type { EventLog, LoopState } from './state';
+import { addAbandonedCalls, emptyAbandonedCalls } from './abandoned-calls';
 
 export const TASK_TOOL = 'Task';
 
@@ -264,6 +265,7 @@ export function accountChild(state: LoopState, record: SubagentRecord, result: R
     mine.cacheReadInputTokens += m.cacheReadInputTokens;
     mine.cacheCreationInputTokens += m.cacheCreationInputTokens;
     mine.costUSD += m.costUSD;
+    if (m.abandonedCalls) addAbandonedCalls((mine.abandonedCalls ??= emptyAbandonedCalls()), m.abandonedCalls);
   }
 }
 

@@ -8,8 +8,9 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DeferredHeartbeat, watchStream } from '../../src/activities/heartbeat';
 
 /** An activity environment with this heartbeat timeout, and the details of every beat it sent. */
-function recording(heartbeatTimeoutMs: number): { env: MockActivityEnvironment; beats: unknown[] } {
-  const env = new MockActivityEnvironment({ heartbeatTimeoutMs });
+function recording(heartbeatTimeoutMs: number, waitedMs = 0): { env: MockActivityEnvironment; beats: unknown[] } {
+  // Scheduled just now (or `waitedMs` ago) by the server.
+  const env = new MockActivityEnvironment({ heartbeatTimeoutMs, currentAttemptScheduledTimestampMs: Date.now() - waitedMs });
   const beats: unknown[] = [];
   env.on('heartbeat', (d: unknown) => beats.push(d));
   return { env, beats };
@@ -68,5 +69,34 @@ test('an attempt that fails inside the window records what it held back (the ret
     done.dispose();
     await new Promise((r) => setTimeout(r, 300));
     expect(beats).toEqual([{ worker: 'w1' }]);
+  });
+});
+
+test("the window counts from the server's schedule time: an attempt that reached the worker late holds back only the rest", async () => {
+  // Half of 1,000 ms is the window; 350 ms of it passed before the attempt reached the activity.
+  const { env, beats } = recording(1_000, 350);
+  await env.run(async () => {
+    const hb = new DeferredHeartbeat();
+    try {
+      hb.beat({ phase: 'streaming' });
+      expect(beats).toEqual([]);
+      await new Promise((r) => setTimeout(r, 250));
+      expect(beats).toEqual([{ phase: 'streaming' }]);
+    } finally {
+      hb.dispose();
+    }
+  });
+});
+
+test('an attempt that reaches the worker past half its heartbeat timeout beats at once', async () => {
+  const { env, beats } = recording(1_000, 600);
+  await env.run(async () => {
+    const hb = new DeferredHeartbeat();
+    try {
+      hb.beat({ phase: 'reading prompt' });
+      expect(beats).toEqual([{ phase: 'reading prompt' }]);
+    } finally {
+      hb.dispose();
+    }
   });
 });
