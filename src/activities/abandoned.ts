@@ -142,5 +142,12 @@ export async function completeAttempt<T>(to: Session, result: T, billed: BilledC
     await reportAbandoned(to, billed, { outcome: 'completed', estimated: false });
   }
   // Completed (or refused): the worker must report nothing more for this attempt.
-  throw new CompleteAsyncError();
+  throw new CompletedThroughClient(result);
+}
+
+/** The attempt was completed through the client: the worker reports nothing; interceptors still read its result (tracing). */
+export class CompletedThroughClient<T = unknown> extends CompleteAsyncError {
+  constructor(readonly result: T) {
+    super();
+  }
 }

@@ -25,6 +25,7 @@ import {
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
+import { CompletedThroughClient } from '../activities/abandoned';
 import type { CallModelInput } from '../shared/activities';
 import type { AssistantReply } from '../shared/messages';
 import type { RunToolInput, ToolOutcome } from '../shared/tools';
@@ -127,8 +128,7 @@ class AgentSpans implements ActivityInboundCallsInterceptor {
       span.setAttribute('temporal.activity.attempt', this.ctx.info.attempt);
       if (type === 'callModel') span.setAttribute('gen_ai.request.model', (input.args[0] as CallModelInput).model);
       else span.setAttribute('tool.name', (input.args[0] as RunToolInput).name);
-      try {
-        const out = await next(input);
+      const record = (out: unknown) => {
         if (type === 'callModel') {
           const reply = out as AssistantReply;
           span.setAttributes({
@@ -145,8 +145,17 @@ class AgentSpans implements ActivityInboundCallsInterceptor {
           const exitCode = (outcome.structured as { exitCode?: unknown } | undefined)?.exitCode;
           if (typeof exitCode === 'number') span.setAttribute('tool.exit_code', exitCode);
         }
+      };
+      try {
+        const out = await next(input);
+        record(out);
         return out;
       } catch (err) {
+        // A model call that completed itself through the client (ARCHITECTURE.md#abandoned-attempts) ended well.
+        if (err instanceof CompletedThroughClient) {
+          record(err.result);
+          throw err;
+        }
         span.recordException(err as Error);
         span.setStatus({ code: otel.SpanStatusCode.ERROR, message: (err as Error).message });
         throw err;
