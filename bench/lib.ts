@@ -172,20 +172,7 @@ export function table(rows: (string | number)[][]): string {
 
 export const sleep = (t: number): Promise<void> => new Promise((r) => setTimeout(r, t));
 
-/** Run `fn` over `items` with at most `n` in flight. */
-export async function pool<T, R>(items: T[], n: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!, i);
-      }
-    }),
-  );
-  return out;
-}
+export { pool } from '../src/client/pool';
 
 /**
  * The session workflow bundled once into `dir`, for worker processes (DURABLE_AGENT_WORKFLOW_BUNDLE).

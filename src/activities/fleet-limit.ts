@@ -41,10 +41,6 @@ export class FleetLimitSync {
   /** Calls waiting for the next report's answer. */
   private waiters: (() => void)[] = [];
   private kick: (() => void) | undefined;
-  /** The last answer (for benchmarks and logs). */
-  last: FleetShare | undefined;
-  /** Failed reports in a row. */
-  failures = 0;
 
   constructor(
     /** The workflow queue, where the limiter workflow runs. */
@@ -158,15 +154,12 @@ export class FleetLimitSync {
       // Counted once the fleet has them.
       l.pending.limited -= report.limited;
       if (this.blockToShare === report.block) this.blockToShare = undefined;
-      this.last = share;
-      this.failures = 0;
       this.answeredAt = Date.now();
       this.everyMs = share.syncEveryMs;
       if (share.block.untilMs > l.blockedUntil) l.block(share.block.untilMs, `${share.block.reason}, seen by another worker`);
       if (!idle) l.applyShare(share, sentAt, report.limited > 0);
     } catch {
       // The server is away or busy: the worker goes on with what it learned; a fleet grant runs out with its lease.
-      this.failures++;
     }
   }
 

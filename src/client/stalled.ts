@@ -15,6 +15,7 @@ import * as api from '../shared/api';
 import { encodeMessage, fieldString } from './proto-wire';
 import { quote } from './stream';
 import { listRuns } from './visibility';
+import { pool } from './pool';
 
 type Timestamp = { seconds?: unknown; nanos?: number | null } | null | undefined;
 type Duration = Timestamp;
@@ -193,20 +194,6 @@ interface UnaryClient {
     options: { deadline: Date },
     callback: (err: Error | null, value?: Buffer) => void,
   ): unknown;
-}
-
-async function pool<T, R>(items: T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!);
-      }
-    }),
-  );
-  return out;
 }
 
 /** Running sessions whose history has been quiet for `quietForMs`, with what each waits on. */
