@@ -1,6 +1,7 @@
 // Lint: no floating promises anywhere; workflow code may not import I/O or read process.env (it
 // runs in Temporal's deterministic sandbox and is replayed from history). Import cycles are
-// checked by scripts/import-cycles.ts, also part of `npm run lint`.
+// checked by scripts/import-cycles.ts and the layers (which folder may import which) by
+// scripts/layers.ts, both part of `npm run lint`.
 import tseslint from 'typescript-eslint';
 
 const ioModules = ['openai', 'fs', 'fs/promises', 'child_process', 'path', 'os', 'crypto', 'http', 'https', 'net', 'dns', 'worker_threads'];

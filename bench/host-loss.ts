@@ -31,7 +31,7 @@ import { temporal } from '@temporalio/proto';
 import { turn } from '../src/testing/scripted-model';
 import { checkpointsQuery } from '../src/shared/api';
 import type { SessionEvent } from '../src/shared/events';
-import { POLLER_FRESH_MS } from '../src/workflows/checkpoints';
+import { POLLER_FRESH_MS } from '../src/workflows/session/checkpoints';
 import { spawnToolsHost, type WorkerProcess } from '../test/helpers/chaos';
 import { eventMs, load, machine, median, startBenchStack, table } from './lib';
 

@@ -13,7 +13,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { bundleSessionWorkflows, PRELOADED_MODULES, SESSION_BUNDLER_OPTIONS, WORKFLOWS_PATH } from '../src/worker/bundle';
 import { bundleWithoutPreload, quietBundlerLogger } from '../src/testing/workflow-modules';
 import type { CreateWorkerOptions } from '../src/worker/worker';
-import type { DevServer, DevServerOptions } from '../src/worker/dev-server';
+import type { DevServer, DevServerOptions } from '../src/server/dev-server';
 import type { ScriptedModel, ScriptedModelOptions } from '../src/testing/scripted-model';
 import { quietSdkLogs, startStack, type Stack, type StackOptions } from '../src/testing/stack';
 

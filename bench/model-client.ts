@@ -1,6 +1,6 @@
 /**
  * Benchmark 11 — what one streamed model call costs the worker's CPU, by client: our own
- * (src/activities/chat-stream.ts, what `callModel` uses) against the `openai` client it replaced
+ * (src/activities/model/chat-stream.ts, what `callModel` uses) against the `openai` client it replaced
  * (ARCHITECTURE.md#model-stream-client). The same request — the real tool specs, a system prompt
  * and a user message, ≈ 8.5 kB — to the scripted model in a process of its own (`durable-agent
  * scripted-model`), so only the client's side is counted; a tool-call reply of a few chunks read
@@ -17,8 +17,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { ChatStreamClient } from '../src/activities/chat-stream';
-import { toChatMessages, toChatTools } from '../src/activities/chat-format';
+import { ChatStreamClient } from '../src/activities/model/chat-stream';
+import { toChatMessages, toChatTools } from '../src/activities/model/chat-format';
 import { createToolRegistry } from '../src/activities/tools';
 import { load, machine, median, table } from './lib';
 
@@ -31,7 +31,7 @@ export async function modelClient(opts: { calls: number; concurrency: number; ro
   writeFileSync(scenario, JSON.stringify({ name: 'reply', turns: [reply] }));
   const provider = spawn(
     process.execPath,
-    ['--require', 'tsx/cjs', path.join(__dirname, '..', 'src', 'client', 'cli.ts'), 'scripted-model', '--scenario', scenario],
+    ['--require', 'tsx/cjs', path.join(__dirname, '..', 'src', 'cli', 'main.ts'), 'scripted-model', '--scenario', scenario],
     {
       stdio: ['ignore', 'pipe', 'ignore'],
     },

@@ -6,7 +6,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 function checkout() {
-  if (!fs.existsSync(path.join(__dirname, '..', 'src', 'client', 'cli.ts'))) return false;
+  if (!fs.existsSync(path.join(__dirname, '..', 'src', 'cli', 'main.ts'))) return false;
   try {
     require.resolve('tsx/cjs');
     return true;
@@ -18,8 +18,8 @@ function checkout() {
 let cli;
 if (checkout()) {
   require('tsx/cjs');
-  cli = require('../src/client/cli.ts');
+  cli = require('../src/cli/main.ts');
 } else {
-  cli = require('../dist/client/cli.js');
+  cli = require('../dist/cli/main.js');
 }
 cli.main(process.argv.slice(2)).then(cli.exitAfterOutput);

@@ -14,11 +14,28 @@ import * as path from 'node:path';
 import ts from 'typescript';
 
 /** Each cycle as the files along it, the first repeated at the end (paths relative to `cwd`). */
-export function findImportCycles(roots: string[], opts: { cwd?: string; compilerOptions?: ts.CompilerOptions } = {}): string[][] {
+export function findImportCycles(roots: string[], opts: ImportGraphOptions = {}): string[][] {
+  const cwd = opts.cwd ?? process.cwd();
+  const graph = importGraph(roots, opts);
+  return stronglyConnected(graph)
+    .filter((component) => component.length > 1)
+    .map((component) => cycleWithin(graph, component).map((f) => path.relative(cwd, f)))
+    .sort((a, b) => a[0]!.localeCompare(b[0]!));
+}
+
+export interface ImportGraphOptions {
+  cwd?: string;
+  compilerOptions?: ts.CompilerOptions;
+}
+
+/**
+ * Every source file under `roots` and the project files it imports (absolute paths, type-only
+ * imports included, packages not followed). Also read by scripts/layers.ts.
+ */
+export function importGraph(roots: string[], opts: ImportGraphOptions = {}): Map<string, string[]> {
   const cwd = opts.cwd ?? process.cwd();
   const compilerOptions = opts.compilerOptions ?? projectOptions(cwd);
   const files = roots.flatMap((r) => sourceFiles(path.resolve(cwd, r)));
-  const known = new Set(files);
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const text = fs.readFileSync(file, 'utf8');
@@ -27,14 +44,11 @@ export function findImportCycles(roots: string[], opts: { cwd?: string; compiler
       const resolved = ts.resolveModuleName(ref.fileName, file, compilerOptions, ts.sys).resolvedModule;
       if (!resolved || resolved.isExternalLibraryImport) continue;
       const target = path.resolve(resolved.resolvedFileName);
-      if (known.has(target) && target !== file) deps.add(target);
+      if (target !== file) deps.add(target);
     }
     graph.set(file, [...deps].sort());
   }
-  return stronglyConnected(graph)
-    .filter((component) => component.length > 1)
-    .map((component) => cycleWithin(graph, component).map((f) => path.relative(cwd, f)))
-    .sort((a, b) => a[0]!.localeCompare(b[0]!));
+  return graph;
 }
 
 function projectOptions(cwd: string): ts.CompilerOptions {

@@ -30,7 +30,7 @@ const CARRY_TEST = 'test/session/continue-as-new-state.test.ts';
 function resetOnContinueAsNew(field: string): Mutation {
   return {
     name: `continue-as-new resets ${field}`,
-    file: 'src/workflows/continue-as-new.ts',
+    file: 'src/workflows/session/continue-as-new.ts',
     from: 'const carried: CarriedState = { state, recentEvents',
     to: `const fresh = initialState(state.config, state.sessionId, state.startedAtMs);\n  const carried: CarriedState = { state: { ...state, ${field}: fresh.${field} }, recentEvents`,
     tests: [CARRY_TEST],
@@ -68,21 +68,21 @@ const MUTATIONS: Mutation[] = [
   },
   {
     name: 'server-suggested continue-as-new ignored',
-    file: 'src/workflows/continue-as-new.ts',
+    file: 'src/workflows/session/continue-as-new.ts',
     from: 'return workflowInfo().continueAsNewSuggested ||',
     to: 'return false ||',
     tests: ['test/session/server-limits.test.ts'],
   },
   {
     name: 'continue-as-new payload guard removed',
-    file: 'src/workflows/context/index.ts',
+    file: 'src/workflows/session/context/index.ts',
     from: 'if (jsonBytes(state) > MAX_PAYLOAD_BYTES) state.messages = trimOldToolResults(',
     to: 'if (false) state.messages = trimOldToolResults(',
     tests: ['test/session/server-limits.test.ts'],
   },
   {
     name: 'budget reached only past the limit (>= becomes >)',
-    file: 'src/workflows/turn.ts',
+    file: 'src/workflows/session/turn.ts',
     from: 'f.costUsd >= f.maxBudgetUsd',
     to: 'f.costUsd > f.maxBudgetUsd',
     tests: ['test/unit/turn-exits.test.ts', 'test/unit/turn.test.ts'],
@@ -96,21 +96,21 @@ const MUTATIONS: Mutation[] = [
   },
   {
     name: 'start search attributes ignored (the first reply writes them again)',
-    file: 'src/workflows/state.ts',
+    file: 'src/workflows/session/state.ts',
     from: 'return config.searchAttributes && config.searchAttributesAtStart',
     to: 'return false && config.searchAttributesAtStart',
     tests: ['test/client/client.test.ts'],
   },
   {
     name: 'setup in one call ignored (two set-up activities)',
-    file: 'src/workflows/session-start.ts',
+    file: 'src/workflows/session/session-start.ts',
     from: '  if (cfg.setupInOneCall) {',
     to: '  if (false as boolean) {',
     tests: ['test/client/client.test.ts'],
   },
   {
     name: 'setup at once ignored (tools listed, then settings loaded, behind the patch)',
-    file: 'src/workflows/session-start.ts',
+    file: 'src/workflows/session/session-start.ts',
     from: '  if (cfg.setupAtOnce) {',
     to: '  if (false as boolean) {',
     tests: ['test/client/client.test.ts'],
@@ -124,7 +124,7 @@ const MUTATIONS: Mutation[] = [
   },
   {
     name: 'eager dispatch off in the dev server (model calls through matching)',
-    file: 'src/worker/dev-server.ts',
+    file: 'src/server/dev-server.ts',
     from: "  'system.enableActivityEagerExecution': true,",
     to: "  'system.enableActivityEagerExecution': false,",
     tests: ['test/session/model-queue.test.ts'],

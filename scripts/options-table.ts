@@ -1,10 +1,10 @@
 /**
- * Print README's "Options" table from src/client/sdk-option-support.ts and its "Query methods"
- * table from src/client/query-method-support.ts: `npx tsx scripts/options-table.ts`
+ * Print README's "Options" table from src/sdk/option-support.ts and its "Query methods"
+ * table from src/sdk/query-method-support.ts: `npx tsx scripts/options-table.ts`
  * (test/unit/sdk-options.test.ts fails when README differs).
  */
-import { describeSupport, OPTION_SUPPORT } from '../src/client/sdk-option-support';
-import { QUERY_METHOD_SUPPORT } from '../src/client/query-method-support';
+import { describeSupport, OPTION_SUPPORT } from '../src/sdk/option-support';
+import { QUERY_METHOD_SUPPORT } from '../src/sdk/query-method-support';
 
 export const TABLE_START = '<!-- options-table:start (npx tsx scripts/options-table.ts) -->';
 export const TABLE_END = '<!-- options-table:end -->';

@@ -16,11 +16,11 @@ import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { DurableAgentClient } from '../src/client/client';
 import { startScriptedModel } from '../src/testing/scripted-model';
-import { startDevServer } from '../src/worker/dev-server';
+import { startDevServer } from '../src/server/dev-server';
 import { createWorker } from '../src/worker/worker';
 import { historyToJSON } from '../test/replay/history-json';
 import { REPLAY_SCENARIOS, type ReplayScenario } from '../test/replay/scenarios';
-import { connectTemporal } from '../src/client/connection';
+import { connectTemporal } from '../src/server/connection';
 
 export const HISTORIES_DIR = path.join(__dirname, '..', 'test', 'replay', 'histories');
 

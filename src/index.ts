@@ -6,7 +6,7 @@
  */
 export { DurableAgentClient, SessionHandle, SessionExistsError, SessionNotFoundError } from './client/client';
 export type { ConnectOptions, ListFilter, SessionSummary } from './client/client';
-export { query, AbortError, NotSupportedError } from './client/query';
+export { query, AbortError, NotSupportedError } from './sdk/query';
 export { listSessions } from './client/list-sessions';
 export type { ListSessionsOptions, SDKSessionInfo } from './client/list-sessions';
 export { answerPermissions } from './client/permissions';
@@ -110,12 +110,12 @@ export type {
   SettingSource,
   SystemPromptOption,
   ThinkingConfig,
-} from './client/sdk-types';
-export type { Options as QueryOptions } from './client/sdk-types';
-export { OPTION_SUPPORT } from './client/sdk-option-support';
-export type { OptionSupport } from './client/sdk-option-support';
-export { QUERY_METHOD_SUPPORT } from './client/query-method-support';
-export type { MethodSupport } from './client/query-method-support';
+} from './sdk/types';
+export type { Options as QueryOptions } from './sdk/types';
+export { OPTION_SUPPORT } from './sdk/option-support';
+export type { OptionSupport } from './sdk/option-support';
+export { QUERY_METHOD_SUPPORT } from './sdk/query-method-support';
+export type { MethodSupport } from './sdk/query-method-support';
 export { createWorker } from './worker/worker';
 export { bundleSessionWorkflows } from './worker/bundle';
 /** Payload encryption for library users; a prebuilt workflow bundle needs the failure converter path. */

@@ -11,11 +11,11 @@ import {
   PortInUseError,
   runServerCommand,
   startDevServer,
-} from '../src/worker/dev-server';
+} from '../src/server/dev-server';
 import { ensureTemporal } from '../src/server/ensure-temporal';
 import { TEST_NAMESPACE, testAddress } from './helpers/server';
 import { waitFor } from './helpers/wait';
-import { connectTemporal } from '../src/client/connection';
+import { connectTemporal } from '../src/server/connection';
 import { SEARCH_ATTRIBUTE_KEYS } from '../src/shared/api';
 import { scrape } from '../bench/server-metrics';
 

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ensureTemporal } from '../src/server/ensure-temporal';
 import { ensureTemporalServer } from '../src/server/ensure-temporal-server';
-import { startDevServer, type DevServer } from '../src/worker/dev-server';
+import { startDevServer, type DevServer } from '../src/server/dev-server';
 
 /** Dynamic config for tests: one task-queue partition, so a task lands on the partition the
  *  worker polls without forwarding delays (the server default is 4). */

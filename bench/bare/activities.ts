@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
-import { ChatStreamClient } from '../../src/activities/chat-stream';
+import { ChatStreamClient } from '../../src/activities/model/chat-stream';
 import { iterationsQuery, type BareActivities, type BareProviderCall } from './api';
 
 /** When each modelStep started (epoch ms), for the throughput benchmark's steady-state rate. */

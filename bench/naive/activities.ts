@@ -1,6 +1,6 @@
 /** Activities of the naive peer loop: the same model endpoint and the same tools as ours. */
 import OpenAI from 'openai';
-import { toChatMessages, toToolUseBlocks } from '../../src/activities/chat-format';
+import { toChatMessages, toToolUseBlocks } from '../../src/activities/model/chat-format';
 import { createToolRegistry } from '../../src/activities/tools';
 import type { ContentBlock, Message } from '../../src/shared/messages';
 

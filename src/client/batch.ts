@@ -1,7 +1,7 @@
 /**
  * Batches from the client's side: submit a validated jobs file (durably, idempotently), watch its
  * progress, read its results. The workflows and the reasoning behind their shape are in
- * src/workflows/batch.ts.
+ * src/workflows/batch/batch.ts.
  */
 import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle } from '@temporalio/client';
 import {

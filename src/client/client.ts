@@ -23,7 +23,7 @@ import { startConfig, startSearchAttributes } from '../shared/batch';
 import { checkPromptSize, parseSessionConfig, type PermissionMode, type SessionOptions } from '../shared/config';
 import { droppedEnvWarning, screenSessionEnv } from '../shared/secret-env';
 import { refuseMcpSecrets } from '../shared/mcp';
-import { refuseBadOutputSchema } from '../activities/output-schema';
+import { refuseBadOutputSchema } from '../activities/model/output-schema';
 import type { EventsPage, ResultMessage, SessionEvent } from '../shared/events';
 import type { Message } from '../shared/messages';
 import type { CheckpointsView } from '../shared/checkpoint';
@@ -38,7 +38,7 @@ import { answerTools, firstSdkServer } from './client-tools';
 import { followEvents, quote } from './stream';
 import { listRuns } from './visibility';
 import { followWithPartials, type LiveOptions, type StreamMessage } from './live';
-import { connectTemporal } from './connection';
+import { connectTemporal } from '../server/connection';
 
 export interface ConnectOptions {
   /** `host:port`; default: the profile's, else TEMPORAL_ADDRESS, else localhost:7233. */

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isMap, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { refuseBadOutputSchema } from '../activities/output-schema';
+import { refuseBadOutputSchema } from '../activities/model/output-schema';
 import { ID_PATTERN, ID_RULE, JobError, parseJob, type BatchJob } from '../shared/batch';
 import { droppedEnvWarning } from '../shared/secret-env';
 

@@ -89,7 +89,7 @@ export async function listSessions(options: ListSessionsOptions = {}): Promise<S
 
 /**
  * A subagent's session: its parent session started it as `<parent>/task/<tool use id>`
- * (src/workflows/subagents.ts), so its parent is its id's prefix — listed too, or named by the server.
+ * (src/workflows/session/subagents.ts), so its parent is its id's prefix — listed too, or named by the server.
  */
 function isSubagent(run: ListedRun, sessions: Map<string, unknown>): boolean {
   const at = run.workflowId.lastIndexOf('/task/');

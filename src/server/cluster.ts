@@ -15,10 +15,10 @@ import * as path from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import YAML from 'yaml';
-import { AGENT_SEARCH_ATTRIBUTES, INDEXED_VALUE_TYPE, PortInUseError } from '../worker/dev-server';
+import { AGENT_SEARCH_ATTRIBUTES, INDEXED_VALUE_TYPE, PortInUseError } from './dev-server';
 import type { TemporalServerInstall } from './ensure-temporal-server';
 import type { PostgresTarget } from './postgres';
-import { connectTemporal } from '../client/connection';
+import { connectTemporal } from './connection';
 
 /** History shards: fixed when the database is first used (Temporal cannot change it later). */
 export const HISTORY_SHARDS = 16;

@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { PortInUseError } from '../worker/dev-server';
+import { PortInUseError } from './dev-server';
 import { DEFAULT_PORTS, HISTORY_SHARDS, MAX_PORT, startPostgresServer, type PostgresServer } from './cluster';
 import { ensureTemporalServer } from './ensure-temporal-server';
 import { checkPostgres, parsePostgresUrl, PostgresSetupError, redactUrl, setupSchemas } from './postgres';

@@ -1,6 +1,6 @@
 /**
- * Batches: the shapes shared by the batch workflows (src/workflows/batch.ts) and the client that
- * submits jobs (src/client/batch.ts). See the doc comment of src/workflows/batch.ts for why a batch
+ * Batches: the shapes shared by the batch workflows (src/workflows/batch/batch.ts) and the client that
+ * submits jobs (src/client/batch.ts). See the doc comment of src/workflows/batch/batch.ts for why a batch
  * is one coordinator workflow plus one small "job" workflow per job.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';

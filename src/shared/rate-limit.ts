@@ -2,7 +2,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 export const RATE_LIMIT_WORKFLOW_TYPE = 'modelRateLimit';
-/** One limiter workflow per endpoint and key; `key` is a hash (src/activities/rate-limit.ts `endpointKey`), never the key. */
+/** One limiter workflow per endpoint and key; `key` is a hash (src/activities/model/rate-limit.ts `endpointKey`), never the key. */
 export const rateLimitWorkflowId = (key: string): string => `rate-limit/${key}`;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Server-sent events, read: the data of each event per the EventSource format (CR, LF or CRLF
  * line ends, comments, fields other than `data` skipped, multi-line data joined with newlines).
- * Pure; used by the model client (src/activities/chat-stream.ts) and by clients reading a
+ * Pure; used by the model client (src/activities/model/chat-stream.ts) and by clients reading a
  * worker's live stream (src/client/live-sse.ts).
  */
 /** Fed text as it arrives; hands back the data of each event it completes (event names are not kept). */

@@ -6,10 +6,10 @@
 import type { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { DurableAgentClient } from '../client/client';
-import { startDevServer, type DevServer, type DevServerOptions } from '../worker/dev-server';
+import { startDevServer, type DevServer, type DevServerOptions } from '../server/dev-server';
 import { createWorker, type AgentWorker, type CreateWorkerOptions } from '../worker/worker';
 import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from './scripted-server';
-import { connectTemporal } from '../client/connection';
+import { connectTemporal } from '../server/connection';
 
 export interface StackOptions {
   /** A running server (`host:port`); without it a dev server is started with `devServer`. */

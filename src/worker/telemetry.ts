@@ -25,7 +25,7 @@ import {
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
-import { CompletedThroughClient } from '../activities/abandoned';
+import { CompletedThroughClient } from '../activities/model/abandoned';
 import type { CallModelInput } from '../shared/activities';
 import type { AssistantReply } from '../shared/messages';
 import type { RunToolInput, ToolOutcome } from '../shared/tools';

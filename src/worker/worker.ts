@@ -11,8 +11,8 @@ import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from
 import { TASK_QUEUES, taskQueuesFor } from '../shared/api';
 import { DEFAULT_PRICING, type PricingTable } from '../shared/pricing';
 import { createModelActivities } from '../activities/model';
-import { fleetSyncFor } from '../activities/fleet-limit';
-import { capsFromEnv, limiterFor, limitingFromEnv, type RateLimitCaps } from '../activities/rate-limit';
+import { fleetSyncFor } from '../activities/model/fleet-limit';
+import { capsFromEnv, limiterFor, limitingFromEnv, type RateLimitCaps } from '../activities/model/rate-limit';
 import { createSessionStoreActivities } from '../activities/transcript';
 import { createInspectActivity } from '../activities/permissions';
 import { createSetupActivities, createToolActivities } from '../activities';
@@ -27,7 +27,7 @@ import { bundleEncryptsFailures, codecFromEnv, encrypts, ENCRYPTING_FAILURE_CONV
 import { expectOneKindWorker } from './sdk-logger';
 import { LiveHub } from '../activities/live/hub';
 import { liveServerOptionsFromEnv, startLiveServer, type LiveServer, type LiveServerOptions } from '../activities/live/server';
-import { PromptOffers, type PromptOfferStats } from '../activities/prompt-offers';
+import { PromptOffers, type PromptOfferStats } from '../activities/model/prompt-offers';
 import { LIVE_IDENTITY_MARK } from '../shared/stream-events';
 import type { PromptSinks } from '../shared/prompt-offer';
 import { activityTracing, startTracing, telemetryFromEnv, workflowTracing, type TelemetryOptions } from './telemetry';

@@ -7,15 +7,15 @@
 // Only on a versioned worker: the server refuses a versioning behavior from an unversioned one.
 import type { WorkflowDefinitionOptions } from '@temporalio/common';
 import { setWorkflowOptions } from '@temporalio/workflow';
-import { onVersionedWorker } from './continue-as-new';
-import { agentBatch } from './batch';
-import { modelRateLimit } from './rate-limit';
+import { onVersionedWorker } from './session/continue-as-new';
+import { agentBatch } from './batch/batch';
+import { modelRateLimit } from './rate-limit/rate-limit';
 
 const followCurrentBuild = (): WorkflowDefinitionOptions => (onVersionedWorker() ? { versioningBehavior: 'AUTO_UPGRADE' } : {});
 setWorkflowOptions(followCurrentBuild, agentBatch);
 setWorkflowOptions(followCurrentBuild, modelRateLimit);
 
-export { agentSession } from './session';
-export { agentBatch, agentBatchJob } from './batch';
-export { agentListModels } from './list-models';
-export { modelRateLimit } from './rate-limit';
+export { agentSession } from './session/session';
+export { agentBatch, agentBatchJob } from './batch/batch';
+export { agentListModels } from './list-models/list-models';
+export { modelRateLimit } from './rate-limit/rate-limit';

@@ -4,7 +4,7 @@
  * workflow; A is then killed and model worker B — another process that never saw a 429 — takes over. A new
  * session's call on B waits for the reset, and says it learnt the block from another worker.
  */
-import { endpointKey } from '../../src/activities/rate-limit';
+import { endpointKey } from '../../src/activities/model/rate-limit';
 import { turn } from '../../src/testing/scripted-model';
 import type { SessionEvent } from '../../src/shared/events';
 import { rateLimitWorkflowId } from '../../src/shared/rate-limit';

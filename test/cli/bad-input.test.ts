@@ -13,7 +13,7 @@ import { ConfigError, MAX_PROMPT_BYTES } from '../../src/shared/config';
 import { scenarioTag, useHarness } from '../helpers/harness';
 import { waitFor } from '../helpers/wait';
 import { cli, cliEnv } from './helpers';
-import { LiveText } from '../../src/client/render-live';
+import { LiveText } from '../../src/cli/render-live';
 
 const h = useHarness();
 const RUN = Date.now().toString(36);

@@ -8,8 +8,8 @@
  */
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { query } from '../../src/client/query';
-import type { SessionInfo } from '../../src/client/session-info';
+import { query } from '../../src/sdk/query';
+import type { SessionInfo } from '../../src/cli/session-info';
 import type { SessionEvent } from '../../src/shared/events';
 import { turn } from '../../src/testing/scripted-model';
 import { removeVarTmpDirs, varTmpDir } from '../helpers/outside-tmp';

@@ -66,7 +66,7 @@ test("worker: no 'No activities/workflows registered' warning from its four one-
 test('the demo runs a session end to end and stops everything it started', async () => {
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'src', 'client', 'demo.ts')],
+    [path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), path.join(ROOT, 'src', 'cli', 'demo.ts')],
     {
       cwd: ROOT,
       env: { ...process.env, OPENAI_API_KEY: '' },

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DurableAgentClient } from '../../src/client/client';
 import type { CanUseTool, PermissionResult } from '../../src/client/permissions';
-import { query } from '../../src/client/query';
+import { query } from '../../src/sdk/query';
 import { turn } from '../../src/testing/scripted-model';
 import { asDurableAgentEvent, type QueryMessage } from '../../src/shared/events';
 import { scenarioTag, useHarness } from '../helpers/harness';

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DurableAgentClient, resolveConnectOptions } from '../../src/client/client';
-import { query } from '../../src/client/query';
+import { query } from '../../src/sdk/query';
 import { turn } from '../../src/testing/scripted-model';
 import { WORKFLOW_TYPE } from '../../src/shared/api';
 import type { QueryMessage, SessionEvent } from '../../src/shared/events';

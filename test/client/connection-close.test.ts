@@ -1,5 +1,5 @@
 /**
- * Closing a connection while one of its calls waits to be retried (src/client/connection.ts).
+ * Closing a connection while one of its calls waits to be retried (src/server/connection.ts).
  * Nothing listens at the address, so a call fails with UNAVAILABLE and the SDK's retry
  * interceptor waits before trying again; the connection is closed meanwhile. With the SDK's own
  * connection the retry's timer then throws "Channel has been shut down", an uncaught exception

@@ -5,8 +5,8 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { AbortError, query, NotSupportedError } from '../../src/client/query';
-import type { SDKUserMessage } from '../../src/client/sdk-types';
+import { AbortError, query, NotSupportedError } from '../../src/sdk/query';
+import type { SDKUserMessage } from '../../src/sdk/types';
 import { asDurableAgentEvent, isDurableAgentEvent, type QueryMessage, type SDKMessage } from '../../src/shared/events';
 import { turn } from '../../src/testing/scripted-model';
 import { scenarioTag, startHarness, type Harness } from '../helpers/harness';

@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
-import { query } from '../../src/client/query';
+import { query } from '../../src/sdk/query';
 import type { SessionHandle } from '../../src/client/client';
 import { collect, scenarioTag, useHarness } from '../helpers/harness';
 import { droppedEnvWarning, looksLikeCredential, MASKED_NAME, screenSessionEnv } from '../../src/shared/secret-env';

@@ -12,7 +12,7 @@ import { temporal } from '@temporalio/proto';
 import { createPayloadCodecs, EncryptionCodec, type EncryptionKey } from '../../src/codec';
 import { turn } from '../../src/testing/scripted-model';
 import type { ToolResultBlock } from '../../src/shared/messages';
-import { latestSessionIn } from '../../src/client/catalog';
+import { latestSessionIn } from '../../src/sdk/catalog';
 import { cli, cliEnv } from '../cli/helpers';
 import { useHarness, type Harness } from '../helpers/harness';
 

@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DurableAgentClient, type SessionHandle } from '../../src/client/client';
-import { startDevServer, type DevServer } from '../../src/worker/dev-server';
+import { startDevServer, type DevServer } from '../../src/server/dev-server';
 import { BASH_INTERRUPTED_MESSAGE } from '../../src/activities/tools/bash';
 import { startScriptedModel, type ScenarioInput, type ScriptedModel } from '../../src/testing/scripted-model';
 import type { ResultMessage } from '../../src/shared/events';
@@ -21,7 +21,7 @@ import { TEST_DYNAMIC_CONFIG } from '../global-setup';
 import { workflowBundle } from './harness';
 import { perFile } from './per-file';
 import { waitFor } from './wait';
-import { connectTemporal } from '../../src/client/connection';
+import { connectTemporal } from '../../src/server/connection';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(REPO_ROOT, 'bin', 'durable-agent.js');

@@ -15,7 +15,7 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { lazyTemporalConnection } from '../../src/client/connection';
+import { lazyTemporalConnection } from '../../src/server/connection';
 
 const BACKSTOP_MS = 20_000;
 

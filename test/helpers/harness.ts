@@ -13,7 +13,7 @@ import { bundleSessionWorkflows } from '../../src/worker/bundle';
 import { quietBundlerLogger } from '../../src/testing/workflow-modules';
 import type { RecordedRequest, ScenarioInput, ScriptedModel } from '../../src/testing/scripted-model';
 import { quietSdkLogs, startStack } from '../../src/testing/stack';
-import type { DevServerOptions } from '../../src/worker/dev-server';
+import type { DevServerOptions } from '../../src/server/dev-server';
 import type { SessionOptions } from '../../src/shared/config';
 import type { ResultMessage, SessionEvent } from '../../src/shared/events';
 import { encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../../src/codec';

@@ -6,7 +6,7 @@
  * is the real `durable-agent worker`. Run with `node --require tsx/cjs`.
  */
 import { Context } from '@temporalio/activity';
-import { exitAfterOutput, main } from '../../src/client/cli';
+import { exitAfterOutput, main } from '../../src/cli/main';
 
 /** Attempts at or below this are silent (SILENT_ATTEMPTS, default 1). */
 const SILENT = Number(process.env.SILENT_ATTEMPTS ?? '1');

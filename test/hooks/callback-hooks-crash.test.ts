@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { query } from '../../src/client/query';
+import { query } from '../../src/sdk/query';
 import type { HookInput } from '../../src/shared/hook-callbacks';
 import type { HookResponseMessage, QueryMessage } from '../../src/shared/events';
 import { turn } from '../../src/testing/scripted-model';

@@ -11,8 +11,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DurableAgentClient } from '../../src/client/client';
-import { query } from '../../src/client/query';
-import type { Options } from '../../src/client/sdk-types';
+import { query } from '../../src/sdk/query';
+import type { Options } from '../../src/sdk/types';
 import type { HookInput } from '../../src/shared/hook-callbacks';
 import { asDurableAgentEvent, type HookResponseMessage, type SessionEvent } from '../../src/shared/events';
 import { ConfigError } from '../../src/shared/config-error';

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { query } from '../../src/client/query';
+import { query } from '../../src/sdk/query';
 import { z } from 'zod';
 import { createSdkMcpServer, tool } from '../../src/activities/mcp/sdk-server';
 import type { QueryMessage } from '../../src/shared/events';

@@ -9,8 +9,8 @@
  */
 import { z } from 'zod';
 import { DurableAgentClient } from '../../src/client/client';
-import { query } from '../../src/client/query';
-import type { Options } from '../../src/client/sdk-types';
+import { query } from '../../src/sdk/query';
+import type { Options } from '../../src/sdk/types';
 import { createSdkMcpServer, tool } from '../../src/activities/mcp/sdk-server';
 import { asDurableAgentEvent, type SessionEvent, type ToolRequestMessage } from '../../src/shared/events';
 import { ConfigError } from '../../src/shared/config-error';

@@ -12,7 +12,7 @@ import { parseJob } from '../../src/shared/batch';
 import { parseSessionConfig } from '../../src/shared/config';
 import { resolveMcpConfig } from '../../src/activities/mcp/config';
 import { createSdkMcpServer, tool } from '../../src/activities/mcp/sdk-server';
-import { mapOptions } from '../../src/client/sdk-options';
+import { mapOptions } from '../../src/sdk/options';
 import { spawnCli } from '../cli/helpers';
 
 test('a .mcp.json that is not JSON or not the right shape is refused naming the field', () => {

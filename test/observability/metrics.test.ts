@@ -4,7 +4,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../../src/worker/dev-server';
+import { freePort } from '../../src/server/dev-server';
 import { testAddress } from '../helpers/server';
 import { waitFor } from '../helpers/wait';
 

@@ -1,7 +1,7 @@
 /**
- * Our streamed chat client (src/activities/chat-stream.ts) against the `openai` client it
+ * Our streamed chat client (src/activities/model/chat-stream.ts) against the `openai` client it
  * replaced on the hot path: the same request to the same real HTTP server must give the same
- * chunks, and every failure the same error class, status, message and headers — model-errors.ts
+ * chunks, and every failure the same error class, status, message and headers — src/activities/model/errors.ts
  * classifies by them. Then what only a hand-made server can show: events split anywhere
  * (CRLF halves, UTF-8 halves), comments and multi-line data, connection reuse, aborts, the
  * header timeout.
@@ -10,9 +10,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { ChatStreamClient } from '../../src/activities/chat-stream';
+import { ChatStreamClient } from '../../src/activities/model/chat-stream';
 import { SseParser } from '../../src/shared/sse';
-import { classifyModelError } from '../../src/activities/model-errors';
+import { classifyModelError } from '../../src/activities/model/errors';
 import type { Fault } from '../../src/testing/scenario';
 import { startScriptedModel, turn, type ScriptedModel } from '../../src/testing/scripted-model';
 import { waitFor } from '../helpers/wait';

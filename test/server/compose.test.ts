@@ -13,7 +13,7 @@ import YAML from 'yaml';
 import { HISTORY_SHARDS, SERVER_DYNAMIC_CONFIG } from '../../src/server/cluster';
 import { ensureTemporalServer, TEMPORAL_SERVER_IMAGE_VERSION, type TemporalServerInstall } from '../../src/server/ensure-temporal-server';
 import { schemaCommands } from '../../src/server/postgres';
-import { AGENT_SEARCH_ATTRIBUTES } from '../../src/worker/dev-server';
+import { AGENT_SEARCH_ATTRIBUTES } from '../../src/server/dev-server';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const text = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
@@ -111,7 +111,7 @@ test('every environment variable given to our image is one the program it runs r
   const entries: Record<string, string> = {
     worker: 'src/worker/main.ts',
     'scripted-model': 'src/testing/scripted-model-cli.ts',
-    run: 'src/client/cli.ts',
+    run: 'src/cli/main.ts',
   };
   const ours = Object.entries(services).filter(([, svc]) => svc.image === `durable-agent:${ourVersion}`);
   expect(ours.map(([n]) => n).sort()).toEqual(['demo', 'scripted-model', 'worker', 'worker-demo']);

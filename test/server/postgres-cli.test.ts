@@ -10,10 +10,10 @@ import path from 'node:path';
 import { canBind, freePortOn } from '../../src/server/cluster';
 import { ensureTemporalServer, type TemporalServerInstall } from '../../src/server/ensure-temporal-server';
 import { parsePostgresUrl, setupSchemas } from '../../src/server/postgres';
-import { AGENT_SEARCH_ATTRIBUTES } from '../../src/worker/dev-server';
+import { AGENT_SEARCH_ATTRIBUTES } from '../../src/server/dev-server';
 import { spawnCli } from '../cli/helpers';
 import { databaseExists, dropDatabases, sqlIn, startPasswordPostgres, uniqueDatabaseUrl } from '../helpers/postgres';
-import { connectTemporal } from '../../src/client/connection';
+import { connectTemporal } from '../../src/server/connection';
 
 let install: TemporalServerInstall;
 const urls: string[] = [];

@@ -3,7 +3,7 @@
  * `stream_event`s while the model streams, read from the worker that runs the call; a retried
  * call announces its restart and replaces the partial text; nothing per token enters history.
  */
-import { query } from '../../src/client/query';
+import { query } from '../../src/sdk/query';
 import type { AssistantMessage, QueryMessage, SDKPartialAssistantMessage } from '../../src/shared/events';
 import type { StreamEvent } from '../../src/shared/stream-events';
 import { turn } from '../../src/testing/scripted-model';

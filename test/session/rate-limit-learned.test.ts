@@ -5,7 +5,7 @@
  * where a limiter that only honours `retry-after` releases every held call at once after each
  * block and meets the limit again every time (over half of the calls in this run).
  */
-import { limiterFor } from '../../src/activities/rate-limit';
+import { limiterFor } from '../../src/activities/model/rate-limit';
 import { turn } from '../../src/testing/scripted-model';
 import { collect, useHarness } from '../helpers/harness';
 

@@ -5,12 +5,12 @@
  * value as `structured_output` — or ends `error_max_structured_output_retries`.
  */
 import { z } from 'zod';
-import { query } from '../../src/client/query';
+import { query } from '../../src/sdk/query';
 import type { QueryMessage, ResultMessage } from '../../src/shared/events';
 import { textOf } from '../../src/shared/messages';
 import { turn } from '../../src/testing/scripted-model';
 import type { TurnInput } from '../../src/testing/scenario';
-import { OUTPUT_RETRIES } from '../../src/workflows/turn';
+import { OUTPUT_RETRIES } from '../../src/workflows/session/turn';
 import { scenarioTag, useHarness } from '../helpers/harness';
 
 const h = useHarness();

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { query } from '../../src/client/query';
+import { query } from '../../src/sdk/query';
 import { turn } from '../../src/testing/scripted-model';
 import type { SessionEvent } from '../../src/shared/events';
 import type { Message, ToolResultBlock } from '../../src/shared/messages';

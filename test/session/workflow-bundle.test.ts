@@ -17,7 +17,7 @@ test('the bundle the workers run keeps object spreads and class fields native: n
   const { code } = await workflowBundle();
   // The helpers swc writes for ES2017 (75 spreads and 65 field definitions in the bundle before).
   expect(code).not.toMatch(/function _object_spread\(|function _define_property\(/);
-  const session = moduleSource(code, './src/workflows/session.ts');
+  const session = moduleSource(code, './src/workflows/session/session.ts');
   expect(session).toContain('...this.contextDeps()');
   // `Session`'s fields are class fields, not assignments in its constructor.
   expect(session).toMatch(/\n\s+pending = \[\];/);

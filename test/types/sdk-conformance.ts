@@ -12,8 +12,8 @@
 import type * as SDK from '@anthropic-ai/claude-agent-sdk';
 import type * as Ours from '../../src/index';
 import type { SessionEvent } from '../../src/shared/events';
-import type { OPTION_SUPPORT } from '../../src/client/sdk-option-support';
-import type { QUERY_METHOD_SUPPORT } from '../../src/client/query-method-support';
+import type { OPTION_SUPPORT } from '../../src/sdk/option-support';
+import type { QUERY_METHOD_SUPPORT } from '../../src/sdk/query-method-support';
 
 type Conforms<T extends U, U> = T;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

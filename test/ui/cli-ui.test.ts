@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync, chmodSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cli } from '../cli/helpers';
-import { uiActionToken } from '../../src/ui/cli-ui';
+import { uiActionToken } from '../../src/cli/dashboard';
 import { DEFAULT_DENY_READ } from '../../src/activities/sandbox';
 
 const env = { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1', DURABLE_AGENT_UI_TOKEN: '' };

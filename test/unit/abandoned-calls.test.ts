@@ -1,13 +1,13 @@
 /**
- * Counting abandoned model call attempts in the session (src/workflows/abandoned-calls.ts): once
+ * Counting abandoned model call attempts in the session (src/workflows/session/abandoned-calls.ts): once
  * per attempt, apart from the model's own figures, in the total cost, in the result's
  * `modelUsage`, and into a parent's from a subagent's result.
  */
 import type { AbandonedCallNotice } from '../../src/shared/api';
 import { parseSessionConfig } from '../../src/shared/config';
-import { accountAbandonedCall } from '../../src/workflows/abandoned-calls';
-import { accountReply, buildResult, EventLog, initialState, usageView } from '../../src/workflows/state';
-import { accountChild } from '../../src/workflows/subagents';
+import { accountAbandonedCall } from '../../src/workflows/session/abandoned-calls';
+import { accountReply, buildResult, EventLog, initialState, usageView } from '../../src/workflows/session/state';
+import { accountChild } from '../../src/workflows/session/subagents';
 
 function session() {
   const state = initialState(parseSessionConfig({ prompt: 'hi', cwd: '/tmp' }), 's1', 0);

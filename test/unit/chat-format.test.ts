@@ -1,5 +1,5 @@
-import { mapFinishReason, toChatMessages, toToolUseBlocks } from '../../src/activities/chat-format';
-import { classifyModelError, retryAfterMs } from '../../src/activities/model-errors';
+import { mapFinishReason, toChatMessages, toToolUseBlocks } from '../../src/activities/model/chat-format';
+import { classifyModelError, retryAfterMs } from '../../src/activities/model/errors';
 import { APIConnectionError, APIError } from 'openai';
 
 describe('toChatMessages', () => {

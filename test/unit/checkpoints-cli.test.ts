@@ -5,21 +5,21 @@
  * checkpoints' commits with real git — in the local checkpoint repository, or fetched from the
  * checkpoint remote into the client's cache.
  */
-import { renderMessage } from '../../src/client/render';
+import { renderMessage } from '../../src/cli/render';
 import type { SessionEvent } from '../../src/shared/events';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { UsageError } from '../../src/client/cli-args';
-import { checkForkAt } from '../../src/client/cli-session';
+import { UsageError } from '../../src/cli/args';
+import { checkForkAt } from '../../src/cli/session';
 import {
   checkpointCacheRepo,
   checkpointPatch,
   CheckpointsNotFoundError,
   findCheckpoints,
   localCheckpointRepo,
-} from '../../src/client/checkpoint-diff';
+} from '../../src/cli/checkpoint-diff';
 import {
   CheckpointChoiceError,
   checkpointedTurns,
@@ -28,8 +28,8 @@ import {
   forkPoint,
   renderCheckpoints,
 } from '../../src/client/checkpoints';
-import { infoFrom } from '../../src/client/session-info';
-import { mapOptions } from '../../src/client/sdk-options';
+import { infoFrom } from '../../src/cli/session-info';
+import { mapOptions } from '../../src/sdk/options';
 import { checkpointRef, type CheckpointRecord, type CheckpointsView } from '../../src/shared/checkpoint';
 import { ConfigError, parseSessionConfig } from '../../src/shared/config';
 

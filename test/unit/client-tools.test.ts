@@ -19,7 +19,7 @@ import {
 } from '../../src/shared/client-tools';
 import { MAX_TOOL_RESULT_CHARS } from '../../src/shared/tools';
 import { parseJob } from '../../src/shared/batch';
-import { mapOptions } from '../../src/client/sdk-options';
+import { mapOptions } from '../../src/sdk/options';
 import { callServedTool, connectSdkServers, splitMcpServers } from '../../src/client/client-tools';
 import { createSdkMcpServer, tool } from '../../src/activities/mcp/sdk-server';
 

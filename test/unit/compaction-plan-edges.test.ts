@@ -6,7 +6,7 @@ import {
   MAX_TASK_CHARS,
   planCompaction,
   transcriptProblem,
-} from '../../src/workflows/context/compaction-plan';
+} from '../../src/workflows/session/context/compaction-plan';
 
 const task: Message = { role: 'user', content: 'Fix the failing test' };
 const call = (id: string): Message => ({

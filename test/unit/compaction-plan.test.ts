@@ -6,7 +6,7 @@ import {
   planCompaction,
   transcriptProblem,
   type CompactionPlan,
-} from '../../src/workflows/context/compaction-plan';
+} from '../../src/workflows/session/context/compaction-plan';
 
 const task: Message = { role: 'user', content: 'Fix the failing test in src/a.ts' };
 const call = (id: string, text = ''): Message => ({

@@ -1,5 +1,5 @@
 /**
- * How the limiter workflow divides an endpoint among model workers (src/workflows/fleet-shares.ts,
+ * How the limiter workflow divides an endpoint among model workers (src/workflows/rate-limit/fleet-shares.ts,
  * ARCHITECTURE.md#rate-limits): the learned limit, and a fleet cap that grants never exceed while
  * workers come, go, drain and die.
  */
@@ -11,7 +11,7 @@ import {
   leaseMs,
   split,
   type FleetState,
-} from '../../src/workflows/fleet-shares';
+} from '../../src/workflows/rate-limit/fleet-shares';
 import { afterLimited, afterSuccesses, type FleetReport } from '../../src/shared/rate-limit';
 
 const report = (workerId: string, r: Partial<FleetReport> = {}): FleetReport => ({

@@ -1,5 +1,5 @@
 /** Boundaries of loop detection: where a signature is hashed, how the history is cut, ties. */
-import { callSignature, canonicalJson, detectLoop, recordTurn } from '../../src/workflows/context/loop-detection';
+import { callSignature, canonicalJson, detectLoop, recordTurn } from '../../src/workflows/session/context/loop-detection';
 
 const A = 'Read {"file_path":"/a"}';
 const B = 'Bash {"command":"npm test"}';

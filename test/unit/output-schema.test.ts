@@ -1,6 +1,6 @@
-/** The structured-output check the model worker runs (src/activities/output-schema.ts). */
+/** The structured-output check the model worker runs (src/activities/model/output-schema.ts). */
 import { z } from 'zod';
-import { checkStructuredOutput, outputSchemaProblem, refuseBadOutputSchema } from '../../src/activities/output-schema';
+import { checkStructuredOutput, outputSchemaProblem, refuseBadOutputSchema } from '../../src/activities/model/output-schema';
 
 const draft07 = {
   $schema: 'http://json-schema.org/draft-07/schema#',

@@ -1,4 +1,4 @@
-import { promptPage, QUERY_PAGE_BYTES, byteBoundedPage } from '../../src/workflows/handlers';
+import { promptPage, QUERY_PAGE_BYTES, byteBoundedPage } from '../../src/workflows/session/handlers';
 import { jsonBytes } from '../../src/shared/payload';
 import type { Message } from '../../src/shared/messages';
 import type { ToolSpec } from '../../src/shared/tools';

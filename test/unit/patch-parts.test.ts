@@ -2,7 +2,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { NoPatchError, patchPartsIn, reassemblePatch } from '../../src/client/patch';
-import { infoFrom } from '../../src/client/session-info';
+import { infoFrom } from '../../src/cli/session-info';
 import { SEARCH_ATTRIBUTES } from '../../src/shared/api';
 import type { ResultMessage } from '../../src/shared/events';
 

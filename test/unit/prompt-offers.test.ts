@@ -1,5 +1,5 @@
 /** The store of prompts a workflow offers to model calls on its own worker (ARCHITECTURE.md#prompt-offer). */
-import { PromptOffers } from '../../src/activities/prompt-offers';
+import { PromptOffers } from '../../src/activities/model/prompt-offers';
 import type { PromptOffer } from '../../src/shared/prompt-offer';
 
 const offer = (over: Partial<PromptOffer> = {}): PromptOffer => ({

@@ -1,6 +1,13 @@
 /** The per-endpoint limiter's pure parts (ARCHITECTURE.md#rate-limits): header parsing, blocks, caps, and how `watch` shows a wait. */
-import { blockFromHeaders, EndpointLimiter, endpointKey, parseResetMs, capsFromEnv, RAMP_STEP_MS } from '../../src/activities/rate-limit';
-import { renderMessage } from '../../src/client/render';
+import {
+  blockFromHeaders,
+  EndpointLimiter,
+  endpointKey,
+  parseResetMs,
+  capsFromEnv,
+  RAMP_STEP_MS,
+} from '../../src/activities/model/rate-limit';
+import { renderMessage } from '../../src/cli/render';
 import type { SessionEvent } from '../../src/shared/events';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');

@@ -5,16 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { NotSupportedError, query } from '../../src/client/query';
-import { mapOptions } from '../../src/client/sdk-options';
-import { OPTION_SUPPORT } from '../../src/client/sdk-option-support';
-import type { Options } from '../../src/client/sdk-types';
+import { NotSupportedError, query } from '../../src/sdk/query';
+import { mapOptions } from '../../src/sdk/options';
+import { OPTION_SUPPORT } from '../../src/sdk/option-support';
+import type { Options } from '../../src/sdk/types';
 import { ConfigError } from '../../src/shared/config';
 import { parseJob } from '../../src/shared/batch';
 import { looksSecret } from '../../src/shared/secret-env';
 import { DURABLE_AGENT_VERSION } from '../../src/shared/version';
 import { optionsTable, queryTable } from '../../scripts/options-table';
-import { QUERY_METHOD_SUPPORT } from '../../src/client/query-method-support';
+import { QUERY_METHOD_SUPPORT } from '../../src/sdk/query-method-support';
 
 // Nothing listens here: an option that got as far as connecting would fail differently.
 const nowhere = { connection: { address: '127.0.0.1:1' } };

@@ -5,7 +5,7 @@
  * credential once, summarizes the host's variables, and never holds a value. (Through a real
  * worker: test/client/secret-env.test.ts.)
  */
-import { mapOptions } from '../../src/client/sdk-options';
+import { mapOptions } from '../../src/sdk/options';
 import { parseSessionConfig } from '../../src/shared/config';
 import { droppedEnvWarning, LIST_EACH_UP_TO, MASKED_NAME, screenSessionEnv } from '../../src/shared/secret-env';
 

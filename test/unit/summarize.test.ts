@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { ChatStreamClient } from '../../src/activities/chat-stream';
-import { buildSummaryRequest, renderConversation, summarize, SUMMARY_SYSTEM_PROMPT } from '../../src/activities/summarize';
+import { ChatStreamClient } from '../../src/activities/model/chat-stream';
+import { buildSummaryRequest, renderConversation, summarize, SUMMARY_SYSTEM_PROMPT } from '../../src/activities/model/summarize';
 import type { SummarizeInput } from '../../src/shared/activities';
 import type { Message } from '../../src/shared/messages';
 import { DEFAULT_PRICING } from '../../src/shared/pricing';

@@ -10,7 +10,7 @@ import {
   promptTokensOf,
   resolveCompaction,
   shouldCompact,
-} from '../../src/workflows/context/token-accounting';
+} from '../../src/workflows/session/context/token-accounting';
 
 test('estimateTokens: one token per 4 characters, rounded up', () => {
   expect(estimateTokens('')).toBe(0);

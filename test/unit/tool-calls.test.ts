@@ -1,4 +1,4 @@
-import { discardTruncatedToolCalls, invalidCallReason, scheduleBatches, visibleTools } from '../../src/workflows/tool-calls';
+import { discardTruncatedToolCalls, invalidCallReason, scheduleBatches, visibleTools } from '../../src/workflows/session/tool-calls';
 import type { ToolSpec } from '../../src/shared/tools';
 
 const spec = (name: string, readOnly: boolean, schema: Record<string, unknown> = { type: 'object', properties: {} }): ToolSpec => ({

@@ -1,5 +1,5 @@
 /** The exits added with hooks and interactive rounds: when they happen, what they end, what they say. */
-import { afterTools, beforeModelCall, endsSession, exitNote, resultSubtype, type ExitReason } from '../../src/workflows/turn';
+import { afterTools, beforeModelCall, endsSession, exitNote, resultSubtype, type ExitReason } from '../../src/workflows/session/turn';
 
 const base = { turnCount: 0, costUsd: 0, interrupted: false, cancelled: false };
 const limits = { maxTurns: 30, maxRounds: 4, maxBudgetUsd: 2.5 };

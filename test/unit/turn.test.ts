@@ -7,7 +7,7 @@ import {
   resolveTurn,
   resultSubtype,
   type ReplyFacts,
-} from '../../src/workflows/turn';
+} from '../../src/workflows/session/turn';
 import type { ContentBlock, ToolUseBlock } from '../../src/shared/messages';
 
 const base = { turnCount: 0, costUsd: 0, interrupted: false, cancelled: false };

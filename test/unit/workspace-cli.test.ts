@@ -5,8 +5,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { UsageError } from '../../src/client/cli-args';
-import { workspaceFlags } from '../../src/client/cli-session';
+import { UsageError } from '../../src/cli/args';
+import { workspaceFlags } from '../../src/cli/session';
 import { isLocalGitPath, jobIdFor, JobsFileError, readJobsFile } from '../../src/client/jobs-file';
 
 describe('run --repo / --workspace-from / --verify', () => {

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { cleanupWorkspaces, TEMP_MAX_AGE_MS } from '../../src/activities/workspace/cleanup';
 import { mirrorPaths, sessionPaths } from '../../src/activities/workspace/layout';
-import { main } from '../../src/client/cli';
-import { parseDuration } from '../../src/client/cli-workspace';
+import { main } from '../../src/cli/main';
+import { parseDuration } from '../../src/cli/workspace';
 import { activities, makeOrigin, type Origin } from './helpers';
 
 jest.setTimeout(60_000);

@@ -1,0 +1,429 @@
+/**
+ * The session's durable state: one JSON-safe object (no Map/Set/classes) with a schema
+ * version, so it can be carried through continue-as-new and read back by a newer worker.
+ *
+ * Past 300 lines because the shape, its migration from older versions, the event log and the
+ * result built from it must change together.
+ */
+import type { Verdict, VerifyReport, WorkspaceReport } from '../../shared/workspace';
+import type { CheckpointRecord, TurnMark } from '../../shared/checkpoint';
+import type { McpServerState } from '../../shared/mcp';
+import type { SessionConfig, PermissionMode } from '../../shared/config';
+import type { SessionUsage, SubagentRecord, TodoItem, UserInput } from '../../shared/api';
+import { toUuid, type ModelUsageEntry, type NewEvent, type ResultMessage, type SessionEvent } from '../../shared/events';
+import { emptyUsage, type AssistantReply, type Message, type Usage } from '../../shared/messages';
+import type { ToolSpec } from '../../shared/tools';
+import type { PendingPermission, PermissionAnswer } from '../../shared/approvals';
+import type { HookAnswer, PendingHookRequest } from '../../shared/client-hooks';
+import type { PendingToolRequest, ToolAnswer } from '../../shared/client-tools';
+import type { SessionSettings } from '../../shared/hooks';
+import { normalizePath } from '../../shared/tools';
+import { sdkModelUsage, sdkToolInput, sdkUsage } from '../../shared/sdk-shapes';
+import type { ExitReason } from './turn';
+import { resultSubtype } from './turn';
+
+/**
+ * Version of the carried state's shape. A newer worker migrates older versions on start
+ * (`migrateCarriedState`); a version it does not know fails the workflow task loudly, so an
+ * older worker in a rolling deploy leaves the session to a newer one instead of misreading it.
+ *
+ * 1: first shape. 2: `turn` (error notes, stop reason, done message) moved into the state;
+ * `approvals` (pending permission requests, their answers, rules added by `always`); `settings`.
+ */
+export const STATE_SCHEMA_VERSION = 2;
+
+/**
+ * What the current user turn has gathered for its result. Lives in the carried state because a
+ * run may continue-as-new between two model calls of one turn.
+ */
+export interface TurnRecord {
+  /** Notes for the result's `errors` (a failed model before its fallback, a failed summary…). */
+  errors: string[];
+  stopReason: ResultMessage['stop_reason'];
+  /** The TaskComplete message or final summary, when there is one: the result's text. */
+  doneMessage: string | null;
+  /** Consecutive times a Stop hook kept this turn going. */
+  stopHookContinuations: number;
+  /** A hook answered `continue: false`: the turn ends after the current step, with this reason. */
+  hookStop: string | null;
+  /** With `outputFormat`: the last final reply that matched the schema, as the result's `structured_output`. */
+  structuredOutput?: { value: unknown };
+  /** With `outputFormat`: final replies this turn that did not match, each answered with a retry. */
+  outputRetries?: number;
+}
+
+export function newTurnRecord(): TurnRecord {
+  return { errors: [], stopReason: null, doneMessage: null, stopHookContinuations: 0, hookStop: null };
+}
+
+/** What `loadSettings` returned at start: rules and which events have hooks (never commands). */
+export type { SessionSettings } from '../../shared/hooks';
+
+export interface LoopState {
+  schemaVersion: number;
+  sessionId: string;
+  config: SessionConfig;
+  startedAtMs: number;
+  messages: Message[];
+  turnCount: number;
+  model: string;
+  permissionMode: PermissionMode;
+  maxThinkingTokens: number | null;
+  usage: Usage;
+  costUsd: number;
+  apiDurationMs: number;
+  perModel: Record<string, ModelUsageEntry>;
+  /** Abandoned model call attempts already counted (`runId/activityId/attempt`, the latest 100; abandoned-calls.ts). */
+  abandonedAttempts?: string[];
+  /** Read-before-edit stamps: normalised path → mtime (ms) when last read or written. */
+  fileStamps: Record<string, number>;
+  todos: TodoItem[];
+  permissionDenials: { tool_name: string; tool_use_id: string; tool_input: unknown }[];
+  interrupted: boolean;
+  /** Next event sequence number; continues across runs. */
+  nextSeq: number;
+  warnedModels: string[];
+  /** Set once the worker's tools are known (first run); carried so later runs need no activity. */
+  systemPrompt: string;
+  tools: ToolSpec[];
+  /** Interactive sessions: follow-up messages not yet taken, ids already accepted, and flags. */
+  inbox: (UserInput & { turnId: string })[];
+  seenMessageIds: { id: string; turnId: string }[];
+  userTurns: number;
+  /** User turns answered with a result (rounds), for `maxRounds`. */
+  roundsCompleted: number;
+  awaitingInput: boolean;
+  closed: boolean;
+  lastResult: ResultMessage | null;
+  /** Tool-call signatures of recent turns, for loop detection. */
+  loopHistory: string[][];
+  /** Prompt tokens the provider reported for the last call, and how many messages it covered. */
+  lastPromptTokens: number;
+  lastPromptMessageCount: number;
+  /** Set when a pending warning (loop detection, done-tool reminder) goes before the next call. */
+  pendingNotices: string[];
+  compactions: number;
+  /** The search attribute values last written (see search-attributes.ts). */
+  indexed: { status: string; model: string; turns: number };
+  turn: TurnRecord;
+  approvals: Approvals;
+  /**
+   * Callback hooks waiting for the client's answer (ARCHITECTURE.md#callback-hooks): absent until a
+   * session with `clientHooks` first asks, and in states carried by older workers.
+   */
+  hookRequests?: HookRequests;
+  /**
+   * Calls of client tools waiting for the client's answer (ARCHITECTURE.md#client-mcp-tools):
+   * absent until a session with `clientTools` first asks, and in states carried by older workers.
+   */
+  toolRequests?: ToolRequests;
+  /** null: a session started before settings were loaded (or its recorded history). */
+  settings: SessionSettings | null;
+  /** Subagents started by `Task` (ARCHITECTURE.md#subagents); absent in states carried by older workers. */
+  subagents?: SubagentRecord[];
+  /** The MCP servers' status from the last listing (ARCHITECTURE.md#mcp); absent without servers. */
+  mcpServers?: McpServerState[];
+  /**
+   * A session with a `workspace`, once its folder is made: where, and the tools host its tools
+   * are pinned to from then on; then what the agent changed (ARCHITECTURE.md#workspaces).
+   */
+  workspace?: WorkspaceState;
+  /** The `verify` command's outcome, once it has run. */
+  verification?: { verdict: Verdict; report: VerifyReport };
+  /**
+   * Per-turn workspace checkpoints (ARCHITECTURE.md#checkpoints): absent in sessions started
+   * before them (or their recorded histories) and with `checkpoints: false`.
+   */
+  checkpoints?: CheckpointsState;
+  /**
+   * One mark per turn, counted across resumes (`turnMarks.length` is the session's turn number):
+   * where the turn ends in `messages` and its events' uuids. Absent in sessions started before them.
+   */
+  turnMarks?: TurnMark[];
+  /** Marks before this turn point into messages compaction replaced: a fork starts at or after it. */
+  compactedAtTurn?: number;
+  /** A plain-folder session restored on another tools host after its own was lost: pinned there. */
+  hostPin?: { host: string; hostQueue: string };
+}
+
+export interface CheckpointsState {
+  /** The session's first run id: names this run's refs (a resume under the same id is another). */
+  run: string;
+  list: CheckpointRecord[];
+  /** Why the last checkpoint could not be made or pushed; cleared by the next that is. */
+  failing?: string;
+}
+
+/** The session's turn number across resumes, when it keeps turn marks. */
+export function sessionTurn(state: LoopState): number {
+  return state.turnMarks?.length ?? state.turnCount;
+}
+
+export interface WorkspaceState {
+  path: string;
+  base: string;
+  kind: 'git' | 'copy';
+  host: string;
+  /** Set when the folder was restored on this host from a checkpoint after its first host was lost. */
+  restoredFrom?: { turn: number; commit: string; lostHost: string };
+  /** The task queue only that host polls. */
+  hostQueue: string;
+  /** Set when the agent has ended and the diff was taken. */
+  report?: WorkspaceReport;
+}
+
+/** Durable human approval (ARCHITECTURE.md#durable-approval). */
+export interface Approvals {
+  pending: PendingPermission[];
+  /** Answers received and not yet taken by the waiting call, by request id. */
+  answers: Record<string, PermissionAnswer>;
+  nextId: number;
+  /** Allow rules added by answers given with `always`. */
+  sessionAllowRules: string[];
+}
+
+/** Hook requests to the client: pending, and answers received but not yet taken by the waiting hook. */
+export interface HookRequests {
+  pending: PendingHookRequest[];
+  answers: Record<string, HookAnswer>;
+  nextId: number;
+}
+
+/** Tool calls sent to the client: pending, and answers received but not yet taken by the waiting call. */
+export interface ToolRequests {
+  pending: PendingToolRequest[];
+  answers: Record<string, ToolAnswer>;
+  nextId: number;
+}
+
+export function noApprovals(): Approvals {
+  return { pending: [], answers: {}, nextId: 0, sessionAllowRules: [] };
+}
+
+/**
+ * What the server holds for a session when its first run begins: the start's search attributes
+ * when its starter set them (`searchAttributesAtStart`), else nothing. A config field rather than
+ * `patched()`: each patch in a new session upserts `TemporalChangeVersion`, the very write this saves.
+ */
+export function indexedAtStart(config: SessionConfig): LoopState['indexed'] {
+  return config.searchAttributes && config.searchAttributesAtStart
+    ? { status: 'running', model: config.model, turns: 0 }
+    : { status: '', model: '', turns: -1 };
+}
+
+/** What continue-as-new carries: the state plus the tail of the event log for slow readers. */
+export interface CarriedState {
+  state: LoopState;
+  recentEvents: SessionEvent[];
+}
+
+export function initialState(config: SessionConfig, sessionId: string, nowMs: number): LoopState {
+  return {
+    schemaVersion: STATE_SCHEMA_VERSION,
+    sessionId,
+    config,
+    startedAtMs: nowMs,
+    messages: [{ role: 'user', content: config.prompt }],
+    turnCount: 0,
+    model: config.model,
+    permissionMode: config.permissionMode,
+    maxThinkingTokens: config.maxThinkingTokens ?? null,
+    usage: emptyUsage(),
+    costUsd: 0,
+    apiDurationMs: 0,
+    perModel: {},
+    fileStamps: {},
+    todos: [],
+    permissionDenials: [],
+    interrupted: false,
+    nextSeq: 0,
+    warnedModels: [],
+    systemPrompt: '',
+    tools: [],
+    inbox: [],
+    seenMessageIds: [],
+    userTurns: 1,
+    roundsCompleted: 0,
+    awaitingInput: false,
+    closed: false,
+    lastResult: null,
+    loopHistory: [],
+    lastPromptTokens: 0,
+    lastPromptMessageCount: 0,
+    pendingNotices: [],
+    compactions: 0,
+    indexed: indexedAtStart(config),
+    turn: newTurnRecord(),
+    approvals: noApprovals(),
+    settings: null,
+    subagents: [],
+    turnMarks: [],
+  };
+}
+
+/**
+ * Bring a carried state written by an older worker to the current shape. Throws (failing the
+ * workflow task, which Temporal retries) on a version this code does not know.
+ */
+export function migrateCarriedState(carried: CarriedState): CarriedState {
+  const state = carried.state as LoopState & { schemaVersion: number };
+  const version = state.schemaVersion;
+  if (version === STATE_SCHEMA_VERSION) return carried;
+  if (version === 1) {
+    const upgraded = {
+      ...state,
+      schemaVersion: STATE_SCHEMA_VERSION,
+      turn: newTurnRecord(),
+      approvals: noApprovals(),
+      settings: null,
+      roundsCompleted: state.userTurns - (state.awaitingInput ? 0 : 1),
+    };
+    return { ...carried, state: upgraded };
+  }
+  throw new Error(
+    `Carried session state has schemaVersion ${JSON.stringify(version)}, which this worker does not know (it reads 1..${STATE_SCHEMA_VERSION}). ` +
+      'A newer worker wrote it: deploy that version on this task queue; the session waits until one picks it up.',
+  );
+}
+
+/** An append-only log of SDK messages, kept in memory and served by the `events` query. */
+export class EventLog {
+  readonly events: SessionEvent[];
+  /** Called with every event emitted (a subagent forwards its events to its parent). */
+  onEmit: ((e: SessionEvent) => void) | undefined;
+  constructor(
+    private readonly state: LoopState,
+    private readonly newUuid: () => string,
+    carried: SessionEvent[] = [],
+  ) {
+    this.events = [...carried];
+  }
+
+  /** The newest events, at most `maxBytes` of JSON: what a new run keeps for slow readers. */
+  tail(maxCount: number, maxBytes: number): SessionEvent[] {
+    const out: SessionEvent[] = [];
+    let bytes = 0;
+    for (let i = this.events.length - 1; i >= 0 && out.length < maxCount; i--) {
+      bytes += JSON.stringify(this.events[i]).length;
+      if (bytes > maxBytes) break;
+      out.unshift(this.events[i]!);
+    }
+    return out;
+  }
+
+  emit(e: NewEvent): SessionEvent {
+    const msg = { ...e, uuid: toUuid(this.newUuid()), session_id: this.state.sessionId, seq: this.state.nextSeq++ } as SessionEvent;
+    this.events.push(msg);
+    this.onEmit?.(msg);
+    return msg;
+  }
+
+  /** Events with seq > after (all when after is undefined). */
+  page(after: number | undefined, limit: number): SessionEvent[] {
+    const from = after === undefined ? 0 : this.events.findIndex((e) => e.seq > after);
+    if (from === -1) return [];
+    return this.events.slice(from, from + limit);
+  }
+}
+
+/** Add one reply's tokens and cost to the running totals. */
+export function accountReply(state: LoopState, reply: AssistantReply): void {
+  const u = reply.usage;
+  state.usage.input_tokens += u.input_tokens;
+  state.usage.output_tokens += u.output_tokens;
+  state.usage.cache_read_input_tokens += u.cache_read_input_tokens;
+  state.usage.cache_creation_input_tokens += u.cache_creation_input_tokens;
+  state.costUsd += reply.costUsd;
+  state.apiDurationMs += reply.durationMs;
+  // `costUSD`: the SDK's spelling, because `perModel` is copied into the result's `modelUsage`.
+  const m = (state.perModel[reply.model] ??= {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadInputTokens: 0,
+    cacheCreationInputTokens: 0,
+    costUSD: 0,
+    contextWindow: reply.contextWindow,
+    costBasis: reply.costBasis,
+  });
+  m.inputTokens += u.input_tokens;
+  m.outputTokens += u.output_tokens;
+  m.cacheReadInputTokens += u.cache_read_input_tokens;
+  m.cacheCreationInputTokens += u.cache_creation_input_tokens;
+  m.costUSD += reply.costUsd;
+}
+
+export function usageView(state: LoopState): SessionUsage {
+  const perModel: SessionUsage['perModel'] = {};
+  for (const [model, m] of Object.entries(state.perModel)) {
+    perModel[model] = {
+      inputTokens: m.inputTokens,
+      outputTokens: m.outputTokens,
+      cacheReadInputTokens: m.cacheReadInputTokens,
+      cacheCreationInputTokens: m.cacheCreationInputTokens,
+      costUsd: m.costUSD,
+      costBasis: m.costBasis,
+      ...(m.abandonedCalls ? { abandonedCalls: { ...m.abandonedCalls } } : {}),
+    };
+  }
+  return {
+    inputTokens: state.usage.input_tokens,
+    outputTokens: state.usage.output_tokens,
+    cacheReadInputTokens: state.usage.cache_read_input_tokens,
+    cacheCreationInputTokens: state.usage.cache_creation_input_tokens,
+    costUsd: state.costUsd,
+    perModel,
+  };
+}
+
+export function recordFileStamps(state: LoopState, stamps: { path: string; mtimeMs: number }[] | undefined): void {
+  for (const s of stamps ?? []) state.fileStamps[normalizePath(s.path)] = s.mtimeMs;
+}
+
+export function lastAssistantText(state: LoopState): string {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i]!;
+    if (m.role !== 'assistant') continue;
+    if (typeof m.content === 'string') return m.content;
+    return m.content
+      .filter((b) => b.type === 'text')
+      .map((b) => (b as { text: string }).text)
+      .join('');
+  }
+  return '';
+}
+
+/** The result's `workspace`, `verdict` and `verify` (ARCHITECTURE.md#workspaces). */
+export function workspaceFields(state: LoopState): Pick<ResultMessage, 'workspace' | 'verdict' | 'verify'> {
+  return {
+    ...(state.workspace?.report ? { workspace: state.workspace.report } : {}),
+    // `verdict` is null when the command did not run (the session could not start).
+    ...(state.config.verify !== undefined ? { verdict: state.verification?.verdict ?? null } : {}),
+    ...(state.verification ? { verify: state.verification.report } : {}),
+  };
+}
+
+export function buildResult(state: LoopState, opts: { exit: ExitReason; nowMs: number }): NewEvent & { type: 'result' } {
+  const { errors, stopReason, doneMessage } = state.turn;
+  const resultText = doneMessage ?? undefined;
+  const subtype = resultSubtype(opts.exit);
+  const base = {
+    type: 'result' as const,
+    is_error: subtype !== 'success',
+    num_turns: state.turnCount,
+    duration_ms: opts.nowMs - state.startedAtMs,
+    duration_api_ms: state.apiDurationMs,
+    total_cost_usd: state.costUsd,
+    usage: sdkUsage(state.usage),
+    modelUsage: sdkModelUsage(state.perModel, state.config.maxOutputTokens),
+    permission_denials: state.permissionDenials.map((d) => ({ ...d, tool_input: sdkToolInput(d.tool_input) })),
+    stop_reason: stopReason,
+    exit_reason: opts.exit,
+  };
+  const workspace = workspaceFields(state);
+  // The SDK's success and error results are separate types: `result` on success, `errors` otherwise.
+  if (subtype === 'success') {
+    const structured = state.turn.structuredOutput ? { structured_output: state.turn.structuredOutput.value } : {};
+    return { ...base, ...workspace, subtype, result: resultText ?? lastAssistantText(state), ...structured };
+  }
+  return { ...base, ...workspace, subtype, errors: [...errors], ...(resultText !== undefined ? { result: resultText } : {}) };
+}
