@@ -6,6 +6,8 @@ import {
   OUTPUT_RETRIES,
   resolveTurn,
   resultSubtype,
+  unhandledStep,
+  type NextStep,
   type ReplyFacts,
 } from '../../src/workflows/session/turn';
 import type { ContentBlock, ToolUseBlock } from '../../src/shared/messages';
@@ -161,4 +163,20 @@ describe('resultSubtype', () => {
       expect(resultSubtype(r)).toBe('error_during_execution');
     }
   });
+});
+
+test('a switch over NextStep must handle every kind: one that misses a kind does not compile', () => {
+  const kind = (step: NextStep): string => {
+    switch (step.type) {
+      case 'finish':
+      case 'run_tools':
+        return step.type;
+      default:
+        // @ts-expect-error -- the other four kinds reach `default`, so `step` is not `never` (tsc checks this line).
+        return unhandledStep(step);
+    }
+  };
+  expect(kind({ type: 'finish', exit: 'end_turn' })).toBe('finish');
+  // Reached at run time anyway (a step from newer code), it throws: the workflow task fails, not the session.
+  expect(() => kind({ type: 'remind_done' })).toThrow('no handling for the step {"type":"remind_done"}');
 });

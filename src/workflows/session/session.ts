@@ -26,7 +26,7 @@ import { verifySpec, type WorkspaceReport } from '../../shared/workspace';
 import type { AssistantReply, ToolResultBlock, ToolUseBlock } from '../../shared/messages';
 import { sdkApiMessage } from '../../shared/sdk-shapes';
 import { DONE_REMINDER } from '../../shared/done-tool';
-import { afterTools, beforeModelCall, endsSession, exitNote, outputRetryNotice, resolveTurn, type ExitReason } from './turn';
+import { afterTools, beforeModelCall, endsSession, exitNote, outputRetryNotice, resolveTurn, unhandledStep, type ExitReason } from './turn';
 import { hasSteers, takeFollowUps, takeSteers } from './user-input';
 import { discardTruncatedToolCalls } from './tool-calls';
 import { activitiesFor, describeModelFailure, type SessionActivities } from './activity-stubs';
@@ -272,7 +272,11 @@ class Session implements SessionControl {
           }
           if (exit === 'end_turn' && (hasSteers(state) || (await this.stopHookContinues()))) continue;
           if (exit) return exit;
+          break;
         }
+        default:
+          // Every kind of step is handled above: a new one added to NextStep fails to compile here.
+          return unhandledStep(step);
       }
     }
   }

@@ -130,6 +130,15 @@ export type NextStep =
   /** `value`: the structured output of a final reply that matched the schema. */
   | { type: 'finish'; exit: ExitReason; structured?: { value: unknown } };
 
+/**
+ * The `default` of a switch over `NextStep`: it compiles only if every kind is handled. Reached
+ * anyway (a step from newer code), it fails the workflow task, not the session, so a fixed worker
+ * takes the session on.
+ */
+export function unhandledStep(step: never): never {
+  throw new Error(`no handling for the step ${JSON.stringify(step)}`);
+}
+
 export interface ReplyFacts extends TurnFacts {
   requireDoneTool: boolean;
   /** The session has `outputFormat`; `retries`: replies of this turn that did not match so far. */
