@@ -85,6 +85,7 @@ import {
   type JobSpend,
   type JobState,
 } from '../../shared/batch';
+import { PATCHES } from '../../shared/compat';
 
 /** Cancelling: how long to wait for cancelled jobs to hand their slots back. */
 const CANCEL_GRACE = '10 minutes';
@@ -101,11 +102,11 @@ export async function agentBatch(input: BatchInput): Promise<BatchProgress> {
     livenessCheckMs: input.livenessCheckMs,
   });
   // Budget and the liveness check of granted jobs (ARCHITECTURE.md#batch-budget) add commands.
-  const budget = settings.maxBudgetUsd !== undefined && patched('batch-budget') ? settings.maxBudgetUsd : undefined;
-  const liveness = patched('batch-liveness');
+  const budget = settings.maxBudgetUsd !== undefined && patched(PATCHES.batchBudget.id) ? settings.maxBudgetUsd : undefined;
+  const liveness = patched(PATCHES.batchLiveness.id);
   // A run grants no more jobs than its history has room for (each grant is a signal out and its
   // outcome, 2 events): at concurrency 500 one iteration's grants alone could double a run.
-  const grantsFitRun = patched('batch-grants-fit-run');
+  const grantsFitRun = patched(PATCHES.batchGrantsFitRun.id);
   const s: BatchCarried = input.carried ?? {
     schemaVersion: 1,
     concurrency: settings.concurrency,

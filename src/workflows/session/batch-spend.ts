@@ -6,11 +6,12 @@
  * the cost, throttled: at most one per REPORT_EVERY_MS of workflow time, unless the cost grew by at
  * least REPORT_STEP of the session's cap since the last report, and always the first time. Only a
  * top-level session of a batch job with a budget reports (subagents' cost reaches it when they end).
- * The signal is a new command, so it is behind `patched('batch-spend')`.
+ * The signal is a new command, so it is behind `patched(PATCHES.batchSpend.id)`.
  */
 import { getExternalWorkflowHandle, patched, workflowInfo } from '@temporalio/workflow';
 import { sessionIdFor, spendSignal } from '../../shared/batch';
 import type { SessionConfig } from '../../shared/config';
+import { PATCHES } from '../../shared/compat';
 
 /** At most one report per this much workflow time… */
 export const REPORT_EVERY_MS = 30_000;
@@ -31,7 +32,7 @@ export function batchSpendReporter(config: SessionConfig): ((costUsd: number) =>
     if (!(costUsd > reported)) return;
     const now = Date.now();
     if (reportedAt !== undefined && now - reportedAt < REPORT_EVERY_MS && costUsd - reported < REPORT_STEP * cap) return;
-    if (!patched('batch-spend')) return;
+    if (!patched(PATCHES.batchSpend.id)) return;
     reported = costUsd;
     reportedAt = now;
     // Not awaited: the session does not wait for the coordinator; a coordinator that is gone is ignored.

@@ -11,9 +11,7 @@ import type { ToolUseBlock } from '../../shared/messages';
 import type { SessionActivities } from './activity-stubs';
 import { sessionTurn, type EventLog, type LoopState } from './state';
 import { checkpointsOn } from '../../shared/batch';
-
-/** Sessions whose config does not say take checkpoints with this marker; recorded histories without it never do. */
-export const CHECKPOINTS_PATCH = 'workspace-checkpoints';
+import { PATCHES } from '../../shared/compat';
 
 /** A worker polls its queue at least this often while it lives (a long poll lasts a minute). */
 export const POLLER_FRESH_MS = 75_000;
@@ -38,7 +36,7 @@ export function startCheckpoints(state: LoopState): void {
   if (state.checkpoints || state.config.subagent || !checkpointsOn(state.config)) return;
   // Started by a client that says so: no marker needed. Without it (an earlier client, a recorded
   // history): the marker decides, so a session recorded before checkpoints never takes one.
-  if (state.config.checkpoints === undefined && !patched(CHECKPOINTS_PATCH)) return;
+  if (state.config.checkpoints === undefined && !patched(PATCHES.workspaceCheckpoints.id)) return;
   state.checkpoints = { run: workflowInfo().firstExecutionRunId, list: [] };
 }
 

@@ -29,15 +29,13 @@ import {
 } from '../../shared/client-hooks';
 import type { EventLog, LoopState } from './state';
 import { awaitClientAnswer } from './client-answers';
+import { PATCHES } from '../../shared/compat';
 
 export interface HookDeps {
   state: LoopState;
   log: EventLog;
   hooks: HookActivities;
 }
-
-/** Marks runs where a failed `runHooks` activity denies the PreToolUse call instead of skipping its hooks. */
-export const HOOKS_FAIL_CLOSED_PATCH = 'pretooluse-hooks-fail-closed';
 
 /**
  * Run the event's matching hooks — command and code hooks on the tools worker; callback hooks by
@@ -117,7 +115,7 @@ function workerHooksFailed(deps: HookDeps, event: HookEvent, e: unknown): HookVe
   const why = e.cause?.message ?? e.message;
   // A gate that could not run never lets the call through (ARCHITECTURE.md#hooks). Sessions
   // recorded before this went on without their PreToolUse hooks; the marker is written only here.
-  if (event === 'PreToolUse' && patched(HOOKS_FAIL_CLOSED_PATCH)) {
+  if (event === 'PreToolUse' && patched(PATCHES.hooksFailClosed.id)) {
     log.emit({ type: 'system', subtype: 'warning', message: `PreToolUse hooks could not run; the call is denied: ${why}` });
     return {
       block: `The PreToolUse hooks could not run (${why}), so the call was denied: a guard hook that cannot run never lets a call through.`,

@@ -8,9 +8,7 @@ import type { McpActivities } from '../../shared/activities';
 import type { McpServerState } from '../../shared/mcp';
 import type { ToolOutcome, ToolSpec } from '../../shared/tools';
 import type { LoopState } from './state';
-
-/** Sessions recorded before MCP servers existed never list them. */
-export const MCP_PATCH = 'mcp-servers';
+import { PATCHES } from '../../shared/compat';
 
 export interface McpDeps {
   state: LoopState;
@@ -24,7 +22,7 @@ function hasServers(state: LoopState): boolean {
 /** The servers' tools at session start (none when the session has no servers). */
 export async function listMcpTools(deps: McpDeps): Promise<ToolSpec[]> {
   const { state } = deps;
-  if (!hasServers(state) || !patched(MCP_PATCH)) return [];
+  if (!hasServers(state) || !patched(PATCHES.mcpServers.id)) return [];
   const listed = await deps.mcp.listMcpTools({ servers: state.config.mcpServers ?? {}, cwd: state.config.cwd });
   state.mcpServers = listed.servers;
   return listed.tools;

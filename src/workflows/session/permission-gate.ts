@@ -16,6 +16,7 @@ import { EDIT_TOOLS, READ_TOOLS } from '../../shared/permissions/decide';
 import type { HookVerdict } from '../../shared/hooks';
 import type { EventLog, LoopState } from './state';
 import { invalidCallReason } from './tool-calls';
+import { PATCHES } from '../../shared/compat';
 
 export interface GateDeps {
   state: LoopState;
@@ -37,14 +38,6 @@ export type GateResult =
       approved?: boolean;
     }
   | { allowed: false; message: string };
-
-/** Histories recorded before durable approval answer every "ask" with a denial at once. */
-const DURABLE_APPROVAL_PATCH = 'durable-approval';
-/**
- * Histories recorded before the tools host parsed Bash lines and resolved paths decided on the
- * input alone, with the old splitter (ARCHITECTURE.md#bash-rules-on-a-real-parse).
- */
-const CALL_FACTS_PATCH = 'permission-call-facts';
 
 const FILE_TOOLS = new Set([...EDIT_TOOLS, ...READ_TOOLS]);
 
@@ -80,10 +73,10 @@ function needsFacts(state: LoopState, tool: string, rules: PermissionRules): boo
 /** Facts from the tools host, or why they could not be had (the call is then denied: unchecked is not allowed). */
 async function callFacts(deps: GateDeps, call: ToolUseBlock, rules: PermissionRules): Promise<{ facts?: CallFacts; failed?: string }> {
   const { state } = deps;
-  if (!deps.inspect || !needsFacts(state, call.name, rules) || !patched(CALL_FACTS_PATCH)) return {};
+  if (!deps.inspect || !needsFacts(state, call.name, rules) || !patched(PATCHES.permissionCallFacts.id)) return {};
   // Bash is inspected by a local activity, and no `patched()` may first be asked right after one
   // (docs/REPLAY.md#local-activities-and-patches): decide the approval patch now, with this one.
-  patched(DURABLE_APPROVAL_PATCH);
+  patched(PATCHES.durableApproval.id);
   try {
     const facts = await deps.inspect({
       toolName: call.name,
@@ -162,7 +155,7 @@ export async function permissionGate(deps: GateDeps, call: ToolUseBlock, spec: T
   if (failed) return deny(deps, call, failed);
   const decision = withHookDecision(decidePermission(state, call, spec, facts, rules), hook, state.permissionMode === 'dontAsk');
   if (decision.behavior === 'allow') return { allowed: true, input: call.input, facts };
-  if (decision.behavior === 'ask' && patched(DURABLE_APPROVAL_PATCH)) {
+  if (decision.behavior === 'ask' && patched(PATCHES.durableApproval.id)) {
     const answer = await askPerson(deps, call, decision);
     if (answer.behavior === 'deny') return deny(deps, call, answer.message ?? DEFAULT_DENY_MESSAGE);
     // An input changed with the approval was not inspected: its tool re-checks deny rules itself, and it

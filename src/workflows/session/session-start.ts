@@ -18,6 +18,7 @@ import { taskToolSpec, taskToolVisible } from './subagents';
 import { sandboxInitWarning } from '../../shared/sandbox';
 import { droppedEnvWarning } from '../../shared/secret-env';
 import { clientToolSpecs } from '../../shared/client-tools';
+import { PATCHES } from '../../shared/compat';
 
 export async function startSession(deps: {
   state: LoopState;
@@ -57,7 +58,7 @@ export async function startSession(deps: {
     [all] = await Promise.all([deps.tools.listTools(), loadSettings(deps, resumed)]);
   } else {
     all = await deps.tools.listTools();
-    if (patched(SETTINGS_PATCH)) await loadSettings(deps, resumed);
+    if (patched(PATCHES.settingsAndHooks.id)) await loadSettings(deps, resumed);
   }
   const mcpTools = await listMcpTools(deps);
   const extra = [todoWriteSpec, ...(cfg.requireDoneTool ? [taskCompleteSpec] : [])];
@@ -96,9 +97,6 @@ export async function startSession(deps: {
   await fireHooks(deps, 'SessionStart', cfg.resume ? 'resume' : 'startup', { source: cfg.resume ? 'resume' : 'startup' });
   await submitPrompt(deps, cfg.prompt);
 }
-
-/** Sessions recorded before settings files and hooks existed start without loading them. */
-const SETTINGS_PATCH = 'settings-and-hooks';
 
 /** Rules and hook matchers from the settings files on the tools worker (never their commands). */
 async function loadSettings(deps: { state: LoopState; log: EventLog; hooks: HookActivities }, resumed?: SessionSettings): Promise<void> {

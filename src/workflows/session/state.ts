@@ -21,6 +21,7 @@ import { normalizePath } from '../../shared/tools';
 import { sdkModelUsage, sdkToolInput, sdkUsage } from '../../shared/sdk-shapes';
 import type { ExitReason } from './turn';
 import { resultSubtype } from './turn';
+import { SCHEMA_VERSIONS } from '../../shared/compat';
 
 /**
  * Version of the carried state's shape. A newer worker migrates older versions on start
@@ -30,7 +31,7 @@ import { resultSubtype } from './turn';
  * 1: first shape. 2: `turn` (error notes, stop reason, done message) moved into the state;
  * `approvals` (pending permission requests, their answers, rules added by `always`); `settings`.
  */
-export const STATE_SCHEMA_VERSION = 2;
+export const STATE_SCHEMA_VERSION = SCHEMA_VERSIONS.carriedSessionState.current;
 
 /**
  * What the current user turn has gathered for its result. Lives in the carried state because a
