@@ -8,7 +8,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
 import { sharedSchema } from './shared-schema';
 import { SEARCH_ATTRIBUTE_KEYS } from './api';
-import { checkPromptSize, parseSessionConfig, type SessionConfig, type SessionOptions } from './config';
+import { checkPromptSize, parseSessionConfig, START_FLAGS, type SessionConfig, type SessionOptions } from './config';
 import { screenSessionEnv } from './secret-env';
 import { refuseMcpSecrets } from './mcp';
 import type { Verdict, VerifyReport, WorkspaceReport } from './workspace';
@@ -28,8 +28,8 @@ export const sessionIdFor = (batchId: string, jobId: string): string => `${batch
 /** Workflow id of the job workflow that waits for a slot and then runs the session. */
 export const jobWorkflowIdFor = (batchId: string, jobId: string): string => `${batchId}/${jobId}/job`;
 
-/** Fields a job may not set: the batch derives them. */
-const RESERVED = ['sessionId', 'batchId', 'startedAt', 'resume', 'forkSession', 'envDropped'] as const;
+/** Fields a job may not set: the batch derives them, or the starter sets them (the start flags). */
+const RESERVED = ['sessionId', 'resume', 'forkSession', ...START_FLAGS] as const;
 
 /** One validated job: its id, its 1-based position in the file, and the session options. */
 export interface BatchJob {

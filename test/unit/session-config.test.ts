@@ -1,5 +1,14 @@
 import { checkpointsOn, startConfig } from '../../src/shared/batch';
-import { ConfigError, parseSessionConfig, PermissionMode } from '../../src/shared/config';
+import {
+  ConfigError,
+  parseSessionConfig,
+  PermissionMode,
+  SessionConfigFields,
+  SessionStartFlags,
+  SessionUserOptions,
+  START_FLAGS,
+} from '../../src/shared/config';
+import { JobError, parseJob } from '../../src/shared/batch';
 
 const base = { prompt: 'p', cwd: '/w' };
 
@@ -166,4 +175,28 @@ test('checkpoints: on for a workspace, off for a plain folder, unless asked; sta
   expect(checkpointsOn({ ...plain, checkpoints: true })).toBe(true);
   expect(checkpointsOn({ ...ws, checkpoints: false })).toBe(false);
   expect([startConfig(plain).checkpoints, startConfig(ws).checkpoints]).toEqual([false, true]);
+});
+
+test("the user's options and the start flags split the start input's fields, which stays one flat object", () => {
+  const user = Object.keys(SessionUserOptions.shape);
+  const flags = Object.keys(SessionStartFlags.shape);
+  expect([...START_FLAGS].sort()).toEqual(
+    ['batchId', 'envDropped', 'searchAttributesAtStart', 'setupAtOnce', 'setupInOneCall', 'startedAt', 'subagent'].sort(),
+  );
+  expect(user.filter((k) => flags.includes(k))).toEqual([]);
+  expect(Object.keys(SessionConfigFields.shape).sort()).toEqual([...user, ...flags].sort());
+  // A start input with both kinds parses as one object: the wire shape of recorded histories.
+  const c = parseSessionConfig({ prompt: 'p', cwd: '/w', batchId: 'b', setupInOneCall: true, startedAt: '2026-01-01T00:00:00Z' });
+  expect({ batchId: c.batchId, setupInOneCall: c.setupInOneCall, model: c.model }).toEqual({
+    batchId: 'b',
+    setupInOneCall: true,
+    model: 'gpt-4.1-mini',
+  });
+});
+
+test.each(START_FLAGS.map((f) => [f]))('a batch job line may not set the start flag %s: refused by name', (flag) => {
+  expect(() => parseJob({ prompt: 'hi', cwd: '/w', [flag]: true }, { index: 1, batchId: 'b', platform: 'linux' })).toThrow(JobError);
+  expect(() => parseJob({ prompt: 'hi', cwd: '/w', [flag]: true }, { index: 1, batchId: 'b', platform: 'linux' })).toThrow(
+    `${flag}: not allowed in a batch job`,
+  );
 });
