@@ -217,10 +217,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
     ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
   };
   const workers: Worker[] = [];
-  const queues = taskQueuesFor(
-    opts.taskQueue ?? settings.taskQueue,
-    opts.toolsTaskQueue ?? settings.toolsTaskQueue,
-  );
+  const queues = taskQueuesFor(opts.taskQueue ?? settings.taskQueue, opts.toolsTaskQueue ?? settings.toolsTaskQueue);
 
   const liveOptions = !roles.has('model') ? undefined : opts.live === undefined ? settings.live : opts.live || undefined;
   // Both roles here: model calls take the prompt their workflow offers instead of querying for it
