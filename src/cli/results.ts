@@ -106,7 +106,7 @@ export async function reportCommand(argv: string[]): Promise<number> {
 async function cleanupBatch(client: DurableAgentClient, rows: { sessionId: string; status: string }[]): Promise<void> {
   const finished = new Set(rows.filter((r) => r.status !== 'running' && r.status !== 'waiting').map((r) => r.sessionId));
   const report = await cleanupWorkspaces({
-    root: workspacesRoot(),
+    root: workspacesRoot(process.env),
     olderThanMs: 0,
     only: finished,
     isRunning: sessionIsRunning(client),

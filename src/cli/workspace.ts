@@ -50,7 +50,7 @@ export async function cleanupCommand(argv: string[]): Promise<number> {
   if (positionals.length) throw new UsageError(`unexpected argument '${positionals[0]}'\n\n${CLEANUP_USAGE}`);
   if (v['older-than'] === undefined) throw new UsageError(`--older-than: required\n\n${CLEANUP_USAGE}`);
   const olderThanMs = parseDuration(v['older-than'], 'older-than');
-  const root = v.root ?? workspacesRoot();
+  const root = v.root ?? workspacesRoot(process.env);
   const report = await withClient((c) =>
     cleanupWorkspaces({
       root,

@@ -24,7 +24,7 @@ export function deploymentProblem(d: WorkerDeployment, fields = { name: 'deploym
 }
 
 /** DURABLE_AGENT_DEPLOYMENT and DURABLE_AGENT_BUILD_ID: both or neither. */
-export function deploymentFromEnv(env: Record<string, string | undefined> = process.env): WorkerDeployment | undefined {
+export function deploymentFromEnv(env: Record<string, string | undefined>): WorkerDeployment | undefined {
   const name = env.DURABLE_AGENT_DEPLOYMENT?.trim() || undefined;
   const buildId = env.DURABLE_AGENT_BUILD_ID?.trim() || undefined;
   if (!name && !buildId) return undefined;

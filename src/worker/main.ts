@@ -1,15 +1,14 @@
 /**
- * `durable-agent worker`: the three workers in one process, configured from the environment
- * (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, OPENAI_BASE_URL, OPENAI_API_KEY,
- * DURABLE_AGENT_PRICING_FILE, DURABLE_AGENT_WORKFLOW_BUNDLE). Stops gracefully on SIGINT/SIGTERM.
+ * `durable-agent worker`: the three workers in one process, configured by its flags and its
+ * environment, read once at start-up (src/worker/settings.ts). Stops gracefully on SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
-import { codecFromEnv, describeCodecs } from '../codec';
+import { describeCodecs } from '../codec';
 import { Runtime } from '@temporalio/worker';
 import { connectWithRetry, createWorker } from './worker';
-import { deploymentFromEnv, deploymentProblem, type WorkerDeployment } from './deployment';
-import { telemetryFromEnv } from './telemetry';
-import { describeSandbox, sandboxOptionsFromEnv } from '../activities/sandbox';
+import { deploymentProblem, type WorkerDeployment } from './deployment';
+import { workerSettingsFromEnv, type WorkerSettings } from './settings';
+import { describeSandbox } from '../activities/sandbox';
 import { BASH_MAX_TIMEOUT_MS } from '../activities/tools/bash';
 
 const DRAIN_GRACE_MS = BASH_MAX_TIMEOUT_MS + 60_000;
@@ -67,7 +66,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     console.error(`--metrics-port: expected [HOST:]PORT with a port 1-65535, got '${metrics}'`);
     return 2;
   }
-  let deployment: WorkerDeployment | undefined;
+  let flagDeployment: WorkerDeployment | undefined;
   try {
     const fromFlags = values.deployment !== undefined || values['build-id'] !== undefined;
     if (fromFlags && (values.deployment === undefined || values['build-id'] === undefined)) {
@@ -75,39 +74,35 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
         `${values.deployment === undefined ? '--deployment' : '--build-id'}: required with ${values.deployment === undefined ? '--build-id' : '--deployment'}`,
       );
     }
-    deployment = fromFlags ? { name: values.deployment!, buildId: values['build-id']! } : deploymentFromEnv();
-    const problem = deployment && deploymentProblem(deployment, { name: '--deployment', buildId: '--build-id' });
+    flagDeployment = fromFlags ? { name: values.deployment!, buildId: values['build-id']! } : undefined;
+    const problem = flagDeployment && deploymentProblem(flagDeployment, { name: '--deployment', buildId: '--build-id' });
     if (problem) throw new Error(problem);
   } catch (e) {
     console.error(`${(e as Error).message}\n\n${USAGE}`);
     return 2;
   }
+  // Every setting from the environment, checked before anything starts: a bad one exits 2, naming it.
+  // The flags' deployment stands in for DURABLE_AGENT_DEPLOYMENT / DURABLE_AGENT_BUILD_ID.
+  let settings: WorkerSettings;
   try {
-    telemetryFromEnv();
+    settings = workerSettingsFromEnv(
+      flagDeployment
+        ? { ...process.env, DURABLE_AGENT_DEPLOYMENT: flagDeployment.name, DURABLE_AGENT_BUILD_ID: flagDeployment.buildId }
+        : process.env,
+    );
   } catch (e) {
     console.error((e as Error).message);
     return 2;
   }
+  const deployment = settings.deployment;
   // Before any connection: the Core runtime is installed once per process (ARCHITECTURE.md#observability).
   if (metricsMatch) {
     const bindAddress = `${metricsMatch[1] ?? '127.0.0.1'}:${metricsMatch[2]}`;
     Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
     console.error(`[worker] metrics for Prometheus at http://${bindAddress}/metrics`);
   }
-  let payloadCodecs;
-  try {
-    payloadCodecs = codecFromEnv() ?? [];
-  } catch (e) {
-    console.error((e as Error).message);
-    return 2;
-  }
-  try {
-    sandboxOptionsFromEnv();
-  } catch (e) {
-    console.error((e as Error).message);
-    return 2;
-  }
-  const address = values.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+  const payloadCodecs = settings.payloadCodecs ?? [];
+  const address = values.address ?? settings.address;
   const log = (l: string) => console.error(`[worker] ${l}`);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
@@ -116,8 +111,9 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   const connection = await connectWithRetry(address, log, abort.signal).catch(() => undefined);
   if (!connection) return 0;
   // A prebuilt bundle (bundleSessionWorkflows output) saves seconds of start-up per process.
-  const bundlePath = process.env.DURABLE_AGENT_WORKFLOW_BUNDLE;
+  const bundlePath = settings.workflowBundle;
   const worker = await createWorker({
+    settings,
     connection,
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
     namespace: values.namespace,
@@ -138,7 +134,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   // Probed before "ready": an operator reads in the start-up line whether Bash will be sandboxed.
   const sandbox = await worker.sandboxStatus();
   log(
-    `connected to ${address}; model endpoint ${process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}; ${describeCodecs(payloadCodecs)}` +
+    `connected to ${address}; model endpoint ${settings.model.baseURL ?? 'https://api.openai.com/v1'}; ${describeCodecs(payloadCodecs)}` +
       `${sandbox ? `; ${describeSandbox(sandbox)}` : ''}` +
       `${deployment ? `; deployment ${deployment.name} build ${deployment.buildId}` : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
   );

@@ -38,14 +38,22 @@ export interface TelemetryOptions {
 
 export const TRACER_NAME = 'durable-agent';
 
-/** Tracing as the OTEL_* variables ask for it, or undefined (off). An unknown exporter name is refused. */
-export function telemetryFromEnv(env: NodeJS.ProcessEnv = process.env): TelemetryOptions | undefined {
+export type TracesExporter = 'otlp' | 'console';
+
+/** The exporter the OTEL_* variables ask for, or undefined (off). An unknown exporter name is refused. */
+export function tracesExporterFromEnv(env: Record<string, string | undefined>): TracesExporter | undefined {
   const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT;
   const exporter = (env.OTEL_TRACES_EXPORTER ?? (endpoint ? 'otlp' : 'none')).trim();
   if (exporter === 'none' || exporter === '') return undefined;
   if (exporter !== 'otlp' && exporter !== 'console') {
     throw new Error(`OTEL_TRACES_EXPORTER: unsupported exporter '${exporter}' (supported: otlp, console, none)`);
   }
+  return exporter;
+}
+
+/** Tracing through that exporter (the OTLP exporter reads its OTEL_EXPORTER_OTLP_* variables itself), or undefined (off). */
+export function telemetryFor(exporter: TracesExporter | undefined): TelemetryOptions | undefined {
+  if (!exporter) return undefined;
   const spanExporter = exporter === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter();
   return { spanProcessor: new BatchSpanProcessor(spanExporter) };
 }
@@ -71,12 +79,15 @@ export function ensureTracingGlobals(): void {
   otel.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 }
 
-/** A tracer provider of our own (not the global one, so two workers in one process keep their exporters apart). */
-export function startTracing(opts: TelemetryOptions): Tracing {
+/**
+ * A tracer provider of our own (not the global one, so two workers in one process keep their exporters apart).
+ * `otelServiceName`: the worker's OTEL_SERVICE_NAME (the resource detector reads it); unset, the service is `durable-agent-worker`.
+ */
+export function startTracing(opts: TelemetryOptions, otelServiceName?: string): Tracing {
   ensureTracingGlobals();
   const resource = (opts.resource ?? Resource.default()).merge(
     detectResourcesSync({ detectors: [envDetectorSync] }).merge(
-      new Resource(process.env.OTEL_SERVICE_NAME ? {} : { 'service.name': 'durable-agent-worker' }),
+      new Resource(otelServiceName ? {} : { 'service.name': 'durable-agent-worker' }),
     ),
   );
   const provider = new BasicTracerProvider({ resource, spanProcessors: [opts.spanProcessor] });

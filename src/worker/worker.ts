@@ -8,33 +8,38 @@ import path from 'node:path';
 import { hostname } from 'node:os';
 import type { DataConverter, Duration, PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
-import { TASK_QUEUES, taskQueuesFor } from '../shared/api';
+import { taskQueuesFor } from '../shared/api';
 import { DEFAULT_PRICING, type PricingTable } from '../shared/pricing';
 import { createModelActivities } from '../activities/model';
 import { fleetSyncFor } from '../activities/model/fleet-limit';
-import { capsFromEnv, limiterFor, limitingFromEnv, type RateLimitCaps } from '../activities/model/rate-limit';
+import { limiterFor, type RateLimitCaps } from '../activities/model/rate-limit';
 import { createSessionStoreActivities } from '../activities/transcript';
 import { createInspectActivity } from '../activities/permissions';
 import { createSetupActivities, createToolActivities } from '../activities';
 import { createToolOps, createToolRegistry, type ToolDefinition, type ToolFs } from '../activities/tools';
-import { createSandbox, sandboxOptionsFromEnv, type SandboxOptions } from '../activities/sandbox';
+import { createAttemptJournal } from '../activities/tools/attempts';
+import { createSandbox, type SandboxOptions } from '../activities/sandbox';
 import type { SandboxStatus } from '../shared/sandbox';
 import { createHookActivities } from '../activities/hooks';
-import { createWorkspaceActivities, hostQueueFor, workspacesRoot } from '../activities/workspace';
+import { createWorkspaceActivities, hostQueueFor } from '../activities/workspace';
 import { createMcpActivities, isSdkMcpServer, McpPool, sdkServerTools, type McpSdkServerConfigWithInstance } from '../activities/mcp';
 import type { CodeHooks } from '../shared/hook-callbacks';
-import { bundleEncryptsFailures, codecFromEnv, encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../codec';
+import { bundleEncryptsFailures, encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../codec';
 import { expectOneKindWorker } from './sdk-logger';
 import { LiveHub } from '../activities/live/hub';
-import { liveServerOptionsFromEnv, startLiveServer, type LiveServer, type LiveServerOptions } from '../activities/live/server';
+import { startLiveServer, type LiveServer, type LiveServerOptions } from '../activities/live/server';
 import { PromptOffers, type PromptOfferStats } from '../activities/model/prompt-offers';
 import { LIVE_IDENTITY_MARK } from '../shared/stream-events';
 import type { PromptSinks } from '../shared/prompt-offer';
-import { activityTracing, startTracing, telemetryFromEnv, workflowTracing, type TelemetryOptions } from './telemetry';
+import { activityTracing, startTracing, telemetryFor, workflowTracing, type TelemetryOptions } from './telemetry';
 import { SESSION_BUNDLER_OPTIONS, WORKFLOWS_PATH } from './bundle';
-import { deploymentFromEnv, versioningOptions, type WorkerDeployment } from './deployment';
+import { versioningOptions, type WorkerDeployment } from './deployment';
+import { workerSettingsFromEnv, type WorkerSettings } from './settings';
 
 export interface CreateWorkerOptions {
+  /** The worker's settings (src/worker/settings.ts); default `workerSettingsFromEnv()`, read once here.
+   *  The options below override them. */
+  settings?: WorkerSettings;
   /** An existing connection; otherwise one is opened to `address`. */
   connection?: NativeConnection;
   /**
@@ -196,12 +201,13 @@ function checkBundleEncryptsFailures(bundle: NonNullable<CreateWorkerOptions['wo
 
 export async function createWorker(opts: CreateWorkerOptions = {}): Promise<AgentWorker> {
   const log = opts.log ?? ((l: string) => console.error(l));
-  // Before connecting: half a deployment (a name without a build id) fails start-up.
-  const versioned = versioningOptions(opts.deployment ?? deploymentFromEnv());
-  // Before connecting: a malformed key fails start-up, not the first payload.
-  const dataConverters = workerDataConverters(opts.payloadCodecs ?? codecFromEnv());
-  const address = opts.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
-  const namespace = opts.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
+  // Before connecting: every setting is read and checked once (half a deployment, a malformed key,
+  // a bad DURABLE_AGENT_LIVE_LISTEN… fail start-up, not the first call that would use them).
+  const settings = opts.settings ?? workerSettingsFromEnv();
+  const versioned = versioningOptions(opts.deployment ?? settings.deployment);
+  const dataConverters = workerDataConverters(opts.payloadCodecs ?? settings.payloadCodecs);
+  const address = opts.address ?? settings.address;
+  const namespace = opts.namespace ?? settings.namespace;
   const connection = opts.connection ?? (await connectWithRetry(address, log));
   const roles = new Set(opts.roles ?? ['workflow', 'model', 'tools']);
   const common: Partial<WorkerOptions> = {
@@ -211,19 +217,15 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
     ...(opts.shutdownGraceMs !== undefined ? { shutdownGraceTime: opts.shutdownGraceMs } : {}),
   };
   const workers: Worker[] = [];
-  const queues = taskQueuesFor(
-    opts.taskQueue ?? process.env.DURABLE_AGENT_TASK_QUEUE ?? TASK_QUEUES.workflow,
-    opts.toolsTaskQueue ?? process.env.DURABLE_AGENT_TOOLS_TASK_QUEUE,
-  );
+  const queues = taskQueuesFor(opts.taskQueue ?? settings.taskQueue, opts.toolsTaskQueue ?? settings.toolsTaskQueue);
 
-  // A bad DURABLE_AGENT_LIVE_LISTEN fails start-up before any worker exists.
-  const liveOptions = !roles.has('model') ? undefined : opts.live === undefined ? liveServerOptionsFromEnv() : opts.live || undefined;
+  const liveOptions = !roles.has('model') ? undefined : opts.live === undefined ? settings.live : opts.live || undefined;
   // Both roles here: model calls take the prompt their workflow offers instead of querying for it
   // (ARCHITECTURE.md#prompt-offer). The sink exists either way, so workflows never call a missing one.
   const promptOffers = roles.has('workflow') && roles.has('model') ? new PromptOffers() : undefined;
   const sinks: InjectedSinks<PromptSinks> = { prompts: { offer: { fn: (_info, offer) => promptOffers?.offer(offer) } } };
-  const telemetry = opts.telemetry === undefined ? telemetryFromEnv() : opts.telemetry || undefined;
-  const tracing = telemetry ? startTracing(telemetry) : undefined;
+  const telemetry = opts.telemetry === undefined ? telemetryFor(settings.tracesExporter) : opts.telemetry || undefined;
+  const tracing = telemetry ? startTracing(telemetry, settings.otelServiceName) : undefined;
   const traced = tracing ? workflowTracing(tracing) : undefined;
   if (traced && opts.workflowBundle && roles.has('workflow')) {
     log(
@@ -240,10 +242,12 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
   try {
     /** The model role: model calls and transcript reads, on the workflow's own queue (and the former one). */
     const modelRole = (): Partial<WorkerOptions> => {
-      const baseURL = opts.model?.baseURL ?? process.env.OPENAI_BASE_URL;
-      const apiKey = opts.model?.apiKey ?? process.env.OPENAI_API_KEY;
+      const baseURL = opts.model?.baseURL ?? settings.model.baseURL;
+      const apiKey = opts.model?.apiKey ?? settings.model.apiKey;
       const limiter =
-        opts.rateLimits === false || !limitingFromEnv() ? undefined : limiterFor(baseURL, apiKey, { ...capsFromEnv(), ...opts.rateLimits });
+        opts.rateLimits === false || !settings.rateLimiting
+          ? undefined
+          : limiterFor(baseURL, apiKey, { ...settings.rateLimitCaps, ...opts.rateLimits });
       const streams = hub.streamsUrl;
       return {
         ...(streams ? { identity: `${opts.identity ?? `${process.pid}@${hostname()}`}${LIVE_IDENTITY_MARK}${streams}` } : {}),
@@ -252,8 +256,10 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
           ...createModelActivities({
             baseURL,
             apiKey,
+            organization: settings.model.organization,
+            project: settings.model.project,
             ...(limiter ? { limiter, fleet: fleetSyncFor(queues.workflow, limiter) } : {}),
-            pricing: loadPricing(opts.pricingFile ?? process.env.DURABLE_AGENT_PRICING_FILE),
+            pricing: loadPricing(opts.pricingFile ?? settings.pricingFile),
             streamIdleTimeoutMs: opts.model?.streamIdleTimeoutMs,
             heartbeatEveryMs: opts.model?.heartbeatEveryMs,
             live: hub,
@@ -320,13 +326,15 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
     }
     if (roles.has('tools')) {
       const extraTools = (opts.tools ?? []).flatMap((t) => (isSdkMcpServer(t) ? sdkServerTools(t) : [t]));
-      const workspaces = opts.workspacesRoot ?? workspacesRoot();
+      const workspaces = opts.workspacesRoot ?? settings.workspacesRoot;
       const ops = createToolOps({
         ...(opts.toolFs ? { fs: opts.toolFs } : {}),
+        scrubEnvNames: settings.scrubEnv,
+        attempts: createAttemptJournal(settings.attemptsDir),
         // The mirrors and the checkpoint repository stay read-only in every sandbox, even under a
         // writable directory (ARCHITECTURE.md#workspaces).
         sandbox: createSandbox({
-          ...sandboxOptionsFromEnv(),
+          ...settings.sandbox,
           ...opts.sandbox,
           readOnly: [path.join(workspaces, 'mirrors'), path.join(workspaces, 'checkpoints.git')],
         }),
@@ -336,10 +344,10 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       const hookActivities = createHookActivities({ codeHooks: opts.hooks, ops });
       const activities = {
         ...toolActivities,
-        ...createMcpActivities(mcpPool),
+        ...createMcpActivities(mcpPool, { callTimeoutMs: settings.mcpToolTimeoutMs }),
         ...hookActivities,
         ...createSetupActivities(toolActivities, hookActivities),
-        ...createWorkspaceActivities({ toolsQueue: queues.tools, ops, root: workspaces }),
+        ...createWorkspaceActivities({ toolsQueue: queues.tools, ops, root: workspaces, checkpointRemote: settings.checkpointRemote }),
       };
       // The shared tools queue, and this host's own: a session provisioned here is pinned to it
       // (ARCHITECTURE.md#tools-pinned-to-their-host). One set of activities serves both.

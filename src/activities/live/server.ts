@@ -76,7 +76,7 @@ export async function startLiveServer(hub: LiveHub, opts: LiveServerOptions = {}
  * (`host:port`, `port`, or `off`; default `127.0.0.1:0`) and `DURABLE_AGENT_LIVE_URL` (the base
  * URL clients are told). Undefined when turned off.
  */
-export function liveServerOptionsFromEnv(env: Record<string, string | undefined> = process.env): LiveServerOptions | undefined {
+export function liveServerOptionsFromEnv(env: Record<string, string | undefined>): LiveServerOptions | undefined {
   const listen = env.DURABLE_AGENT_LIVE_LISTEN?.trim();
   if (listen === 'off') return undefined;
   const opts: LiveServerOptions = env.DURABLE_AGENT_LIVE_URL ? { advertiseUrl: env.DURABLE_AGENT_LIVE_URL } : {};

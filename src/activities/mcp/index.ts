@@ -21,6 +21,7 @@ import { heartbeatEveryMs } from '../heartbeat';
 import { resolveMcpConfig } from './config';
 import { McpPool, type McpConnection } from './pool';
 import { mcpResultText } from './result-text';
+import { DEFAULT_MCP_TOOL_TIMEOUT_MS } from './timeout';
 
 export { McpPool } from './pool';
 export { resolveMcpConfig } from './config';
@@ -28,10 +29,11 @@ export { mcpResultText } from './result-text';
 export { tool, createSdkMcpServer, isSdkMcpServer, sdkServerTools } from './sdk-server';
 export type { SdkMcpToolDefinition, McpSdkServerConfigWithInstance } from './sdk-server';
 
-/** How long one MCP call may take (ms): Claude Code's MCP_TOOL_TIMEOUT, default 10 minutes. */
-function callTimeoutMs(): number {
-  const n = Number(process.env.MCP_TOOL_TIMEOUT);
-  return Number.isFinite(n) && n > 0 ? n : 600_000;
+export { mcpToolTimeoutMsFromEnv } from './timeout';
+
+export interface McpActivityOptions {
+  /** How long one MCP call may take (ms): MCP_TOOL_TIMEOUT, read by the worker's settings. Default 10 minutes. */
+  callTimeoutMs?: number;
 }
 
 function poolKey(server: string, config: Record<string, unknown>, cwd: string | undefined): string {
@@ -72,7 +74,8 @@ function toolSpecOf(server: string, tool: Tool): ToolSpec {
   };
 }
 
-export function createMcpActivities(pool: McpPool): McpActivities {
+export function createMcpActivities(pool: McpPool, opts: McpActivityOptions = {}): McpActivities {
+  const callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_MCP_TOOL_TIMEOUT_MS;
   async function connection(server: string, raw: Record<string, unknown>, cwd: string | undefined): Promise<McpConnection> {
     const resolved = resolveMcpConfig(raw);
     if (!resolved.ok) throw new Error(resolved.reason);
@@ -134,7 +137,7 @@ export function createMcpActivities(pool: McpPool): McpActivities {
       return { content: `MCP server "${server}" is not available: ${(e as Error).message}`, isError: true };
     }
     const args = (input.input ?? {}) as Record<string, unknown>;
-    const options = { signal, timeout: callTimeoutMs(), resetTimeoutOnProgress: true };
+    const options = { signal, timeout: callTimeoutMs, resetTimeoutOnProgress: true };
     try {
       let text: string;
       let isError = false;

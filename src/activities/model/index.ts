@@ -22,7 +22,14 @@ export function createModelActivities(deps: ModelDeps): ModelActivities & ModelC
   // Temporal owns retries (ARCHITECTURE.md#temporal-owns-retries): the client never retries on its own.
   // Each turn's streamed call goes through our own client (chat-stream.ts); the model list, rarely read, through `openai`'s.
   const chat = chatStreamClientFor(deps);
-  const client = new OpenAI({ baseURL: deps.baseURL, apiKey: deps.apiKey ?? 'not-set', maxRetries: 0, timeout: 10 * 60_000 });
+  const client = new OpenAI({
+    baseURL: deps.baseURL,
+    apiKey: deps.apiKey ?? 'not-set',
+    organization: deps.organization,
+    project: deps.project,
+    maxRetries: 0,
+    timeout: 10 * 60_000,
+  });
   return {
     // Each attempt completes itself, so one the server gave up on sees it (ARCHITECTURE.md#abandoned-attempts).
     callModel: async (input) => {
@@ -38,13 +45,13 @@ export function createModelActivities(deps: ModelDeps): ModelActivities & ModelC
   };
 }
 
-/** The endpoint as the `openai` client would find it: OPENAI_BASE_URL, OPENAI_ORG_ID and OPENAI_PROJECT_ID from the worker's env. */
-function chatStreamClientFor(deps: Pick<ModelDeps, 'baseURL' | 'apiKey'>): ChatStreamClient {
+/** The endpoint as the `openai` client would find it: OPENAI_BASE_URL, OPENAI_ORG_ID and OPENAI_PROJECT_ID, given by the worker's settings. */
+function chatStreamClientFor(deps: Pick<ModelDeps, 'baseURL' | 'apiKey' | 'organization' | 'project'>): ChatStreamClient {
   return new ChatStreamClient({
-    baseURL: deps.baseURL ?? process.env.OPENAI_BASE_URL,
+    baseURL: deps.baseURL,
     apiKey: deps.apiKey ?? 'not-set',
-    organization: process.env.OPENAI_ORG_ID,
-    project: process.env.OPENAI_PROJECT_ID,
+    organization: deps.organization,
+    project: deps.project,
   });
 }
 

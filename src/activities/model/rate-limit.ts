@@ -346,7 +346,7 @@ export function limiterFor(baseURL: string | undefined, apiKey: string | undefin
 }
 
 /** Caps from the worker's environment: DURABLE_AGENT_MODEL_MAX_CONCURRENT, _RPM, _TPM, and DURABLE_AGENT_FLEET_MAX_CONCURRENT. */
-export function capsFromEnv(env: Record<string, string | undefined> = process.env): RateLimitCaps {
+export function capsFromEnv(env: Record<string, string | undefined>): RateLimitCaps {
   const num = (name: string): number | undefined => {
     const v = env[name]?.trim();
     if (!v) return undefined;
@@ -367,7 +367,7 @@ export function capsFromEnv(env: Record<string, string | undefined> = process.en
 }
 
 /** Whether header-driven limiting is on (DURABLE_AGENT_MODEL_RATE_LIMIT=0 turns it off, for comparisons). */
-export function limitingFromEnv(env: Record<string, string | undefined> = process.env): boolean {
+export function limitingFromEnv(env: Record<string, string | undefined>): boolean {
   const v = (env.DURABLE_AGENT_MODEL_RATE_LIMIT ?? '').trim().toLowerCase();
   return !(v === '0' || v === 'false' || v === 'off' || v === 'no');
 }

@@ -29,6 +29,9 @@ export interface ModelDeps {
   /** OpenAI-compatible endpoint (`OPENAI_BASE_URL`) and key (`OPENAI_API_KEY`), from the worker's env. */
   baseURL?: string;
   apiKey?: string;
+  /** OPENAI_ORG_ID and OPENAI_PROJECT_ID, from the worker's settings: sent as the `openai-organization` / `openai-project` headers. */
+  organization?: string;
+  project?: string;
   pricing: PricingTable;
   /** Abort a stream that sends nothing for this long (a hung provider), so Temporal retries it. */
   streamIdleTimeoutMs?: number;

@@ -95,7 +95,7 @@ export interface Sandbox {
 }
 
 /** Worker options from its environment; a bad value throws naming the variable. */
-export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxOptions {
+export function sandboxOptionsFromEnv(env: NodeJS.ProcessEnv): SandboxOptions {
   const raw = env[SANDBOX_ENV_VAR]?.trim();
   let defaults: SandboxSettings | undefined;
   if (raw) {

@@ -20,12 +20,12 @@ export interface AttemptJournal {
 /** Entries older than this are removed when a worker starts using the journal. */
 const KEEP_MS = 14 * 24 * 3_600_000;
 
-export function defaultJournalDir(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultJournalDir(env: NodeJS.ProcessEnv): string {
   const state = env.XDG_STATE_HOME || path.join(homedir(), '.local', 'state');
   return path.join(state, 'durable-agent', 'attempts');
 }
 
-export function createAttemptJournal(dir = defaultJournalDir()): AttemptJournal {
+export function createAttemptJournal(dir: string): AttemptJournal {
   let ready = false;
   const file = (key: string) => path.join(dir, createHash('sha256').update(key).digest('hex').slice(0, 40));
   const prepare = () => {

@@ -3,7 +3,7 @@
  * a tool can be pointed at another filesystem (a sandbox, a remote host) without touching its
  * logic. The default implementation is plain `node:fs` and `node:child_process`.
  */
-import { createAttemptJournal, type AttemptJournal } from './attempts';
+import { createAttemptJournal, defaultJournalDir, type AttemptJournal } from './attempts';
 import { spawn as nodeSpawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import * as fsp from 'node:fs/promises';
@@ -200,6 +200,10 @@ export const nodeFs: ToolFs = {
   },
 };
 
+/**
+ * The tools' seam. A worker passes what its settings (src/worker/settings.ts) hold; options left out
+ * are read from this process's environment, for ops made outside a worker (tests, defaultToolOps).
+ */
 export function createToolOps(options: ToolOpsOptions = {}): ToolOps {
   // Checked now, so a bad DURABLE_AGENT_PASS_ENV fails the worker's start-up; read again at each spawn.
   parsePassList((options.baseEnv ?? process.env)[PASS_ENV_VAR]);
@@ -212,9 +216,9 @@ export function createToolOps(options: ToolOpsOptions = {}): ToolOps {
     },
     scrubEnvNames: options.scrubEnvNames ?? parseScrubList(process.env[SCRUB_ENV_VAR]),
     ripgrep: options.ripgrep === undefined ? findExecutable('rg') : options.ripgrep,
-    attempts: options.attempts ?? createAttemptJournal(),
+    attempts: options.attempts ?? createAttemptJournal(defaultJournalDir(process.env)),
     // Built now, so a bad DURABLE_AGENT_SANDBOX fails the worker's start-up, not its first command.
-    sandbox: options.sandbox ?? createSandbox(sandboxOptionsFromEnv()),
+    sandbox: options.sandbox ?? createSandbox(sandboxOptionsFromEnv(process.env)),
   };
 }
 

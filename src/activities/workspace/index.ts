@@ -5,14 +5,13 @@
  */
 import os from 'node:os';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { CHECKPOINT_REMOTE_ENV } from '../../shared/checkpoint';
 import type { WorkspaceActivities } from '../../shared/workspace';
 import { heartbeatEveryMs } from '../heartbeat';
 import type { ToolOps } from '../tools/ops';
 import { checkpoint, CheckpointFetchFailed, CheckpointUnavailable } from './checkpoint';
 import { NoWorkspace, readPart, takeDiff } from './diff';
 import { GitError, redact, runGit, type GitRunner } from './git';
-import { hostQueueFor, workspacesRoot } from './layout';
+import { hostQueueFor } from './layout';
 import { RefNotFound } from './mirror';
 import { NotADirectory, provision } from './provision';
 import { restore, RestoreRefused } from './restore';
@@ -27,16 +26,16 @@ export interface WorkspaceActivityOptions {
   toolsQueue: string;
   /** Runs verify commands (sandbox, environment). */
   ops: ToolOps;
-  /** Default: workspacesRoot(). */
-  root?: string;
+  /** The workspaces root: the worker's settings' `workspacesRoot` (DURABLE_AGENT_WORKSPACES). */
+  root: string;
   /** Default: os.hostname(). */
   host?: string;
   /** Default: the git on PATH. */
   git?: GitRunner;
   /**
    * Where checkpoints are pushed and fetched from: a git URL, read here on the worker and never
-   * passed in activity input (it may hold credentials). Default: DURABLE_AGENT_CHECKPOINT_REMOTE;
-   * empty: none (checkpoints stay on this host).
+   * passed in activity input (it may hold credentials): the worker's settings'
+   * DURABLE_AGENT_CHECKPOINT_REMOTE. Default or empty: none (checkpoints stay on this host).
    */
   checkpointRemote?: string;
   /** A checkpoint push running longer is stopped (`pushed: 'failed'`). Default 120 s. */
@@ -62,11 +61,11 @@ function setupError(message: string): ApplicationFailure {
 const notFound = (e: Error) => ApplicationFailure.create({ type: 'WorkspaceNotFound', message: e.message, nonRetryable: true });
 
 export function createWorkspaceActivities(opts: WorkspaceActivityOptions): WorkspaceActivities {
-  const root = opts.root ?? workspacesRoot();
+  const root = opts.root;
   const host = opts.host ?? os.hostname();
   const hostQueue = hostQueueFor(opts.toolsQueue, host);
   const git = opts.git ?? runGit;
-  const checkpointRemote = opts.checkpointRemote ?? process.env[CHECKPOINT_REMOTE_ENV] ?? '';
+  const checkpointRemote = opts.checkpointRemote ?? '';
   const ckptDeps = (signal: AbortSignal) => ({
     root,
     git,

@@ -11,7 +11,7 @@ import { workspaceSlug } from '../../shared/workspace';
 export const WORKSPACES_ENV_VAR = 'DURABLE_AGENT_WORKSPACES';
 
 /** `DURABLE_AGENT_WORKSPACES`, else `${XDG_CACHE_HOME:-~/.cache}/durable-agent/workspaces`. */
-export function workspacesRoot(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
+export function workspacesRoot(env: NodeJS.ProcessEnv, home = os.homedir()): string {
   const set = env[WORKSPACES_ENV_VAR]?.trim();
   if (set) return path.resolve(set);
   const cache = env.XDG_CACHE_HOME?.trim() || path.join(home, '.cache');
