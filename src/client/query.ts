@@ -47,7 +47,7 @@ import type {
   SDKUserMessage,
 } from './sdk-types';
 
-export type { Options as QueryOptions, Query } from './sdk-types';
+export type { Query } from './sdk-types';
 
 /**
  * Thrown by a query's iteration when its `abortController` aborts it, as the SDK's `AbortError`:

@@ -36,7 +36,7 @@ export interface TelemetryOptions {
   resource?: Resource;
 }
 
-export const TRACER_NAME = 'durable-agent';
+const TRACER_NAME = 'durable-agent';
 
 /** Tracing as the OTEL_* variables ask for it, or undefined (off). An unknown exporter name is refused. */
 export function telemetryFromEnv(env: NodeJS.ProcessEnv = process.env): TelemetryOptions | undefined {
@@ -64,7 +64,7 @@ export interface Tracing {
  * once, unless the application already has (then theirs are used).
  */
 let globalsSet = false;
-export function ensureTracingGlobals(): void {
+function ensureTracingGlobals(): void {
   if (globalsSet) return;
   globalsSet = true;
   otel.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

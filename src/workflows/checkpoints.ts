@@ -13,13 +13,13 @@ import { sessionTurn, type EventLog, type LoopState } from './state';
 import { checkpointsOn } from '../shared/batch';
 
 /** Sessions whose config does not say take checkpoints with this marker; recorded histories without it never do. */
-export const CHECKPOINTS_PATCH = 'workspace-checkpoints';
+const CHECKPOINTS_PATCH = 'workspace-checkpoints';
 
 /** A worker polls its queue at least this often while it lives (a long poll lasts a minute). */
 export const POLLER_FRESH_MS = 75_000;
 
 /** The failure type a session ends with when its host is lost and its folder cannot be restored. */
-export const HOST_LOST = 'WorkspaceHostLost';
+const HOST_LOST = 'WorkspaceHostLost';
 
 export function hostLostFailure(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: HOST_LOST, message, nonRetryable: true });

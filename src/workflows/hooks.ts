@@ -37,7 +37,7 @@ export interface HookDeps {
 }
 
 /** Marks runs where a failed `runHooks` activity denies the PreToolUse call instead of skipping its hooks. */
-export const HOOKS_FAIL_CLOSED_PATCH = 'pretooluse-hooks-fail-closed';
+const HOOKS_FAIL_CLOSED_PATCH = 'pretooluse-hooks-fail-closed';
 
 /**
  * Run the event's matching hooks — command and code hooks on the tools worker; callback hooks by

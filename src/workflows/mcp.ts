@@ -10,7 +10,7 @@ import type { ToolOutcome, ToolSpec } from '../shared/tools';
 import type { LoopState } from './state';
 
 /** Sessions recorded before MCP servers existed never list them. */
-export const MCP_PATCH = 'mcp-servers';
+const MCP_PATCH = 'mcp-servers';
 
 export interface McpDeps {
   state: LoopState;

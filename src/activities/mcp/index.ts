@@ -23,10 +23,8 @@ import { McpPool, type McpConnection } from './pool';
 import { mcpResultText } from './result-text';
 
 export { McpPool } from './pool';
-export { resolveMcpConfig } from './config';
-export { mcpResultText } from './result-text';
-export { tool, createSdkMcpServer, isSdkMcpServer, sdkServerTools } from './sdk-server';
-export type { SdkMcpToolDefinition, McpSdkServerConfigWithInstance } from './sdk-server';
+export { isSdkMcpServer, sdkServerTools } from './sdk-server';
+export type { McpSdkServerConfigWithInstance } from './sdk-server';
 
 /** How long one MCP call may take (ms): Claude Code's MCP_TOOL_TIMEOUT, default 10 minutes. */
 function callTimeoutMs(): number {

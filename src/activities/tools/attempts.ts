@@ -20,7 +20,7 @@ export interface AttemptJournal {
 /** Entries older than this are removed when a worker starts using the journal. */
 const KEEP_MS = 14 * 24 * 3_600_000;
 
-export function defaultJournalDir(env: NodeJS.ProcessEnv = process.env): string {
+function defaultJournalDir(env: NodeJS.ProcessEnv = process.env): string {
   const state = env.XDG_STATE_HOME || path.join(homedir(), '.local', 'state');
   return path.join(state, 'durable-agent', 'attempts');
 }
