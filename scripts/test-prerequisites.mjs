@@ -6,17 +6,23 @@
 // at once with one line saying how, instead of failing tests one by one. As root with apt-get
 // (a CI container, a fresh VM) they are installed; otherwise nothing is changed on the machine.
 // Plain Node with no dependencies: it runs before `npm ci` has to have succeeded.
+// `--integration` (run by `npm run test:integration`) asks only for what that tier's tests use:
+// ripgrep, bubblewrap and socat, not the browser or tmux. Neither mode builds Temporal: that is
+// jest's global setup (test/global-setup.ts), which the integration tier does not run.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 
 /** command on PATH → the Debian/Ubuntu package that provides it */
-const REQUIRED = [
-  { command: 'rg', pkg: 'ripgrep', why: 'the Grep tool' },
-  { command: 'bwrap', pkg: 'bubblewrap', why: 'the Bash sandbox' },
-  { command: 'socat', pkg: 'socat', why: "the Bash sandbox's bridge to its network proxy" },
+const ALL = [
+  { command: 'rg', pkg: 'ripgrep', why: 'the Grep tool', integration: true },
+  { command: 'bwrap', pkg: 'bubblewrap', why: 'the Bash sandbox', integration: true },
+  { command: 'socat', pkg: 'socat', why: "the Bash sandbox's bridge to its network proxy", integration: true },
   { command: 'chromium', pkg: 'chromium', why: 'the dashboard browser tests' },
   { command: 'tmux', pkg: 'tmux', why: 'the batch progress display test (a real terminal)' },
 ];
+const integrationOnly = process.argv.includes('--integration');
+const REQUIRED = integrationOnly ? ALL.filter((r) => r.integration) : ALL;
+const runAgain = integrationOnly ? 'npm run test:integration' : 'npm test';
 
 const onPath = (command) => spawnSync('/bin/sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 
@@ -43,7 +49,7 @@ if (missing.length > 0) {
   const names = missing.map((r) => `${r.command} (${r.why})`).join(' and ');
   const pkgs = missing.map((r) => r.pkg).join(' ');
   console.error(
-    `npm test needs ${names}: install ${missing.length > 1 ? 'them' : 'it'} (e.g. \`sudo apt-get install ${pkgs}\`) and run npm test again.`,
+    `${runAgain} needs ${names}: install ${missing.length > 1 ? 'them' : 'it'} (e.g. \`sudo apt-get install ${pkgs}\`) and run ${runAgain} again.`,
   );
   process.exit(1);
 }

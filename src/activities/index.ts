@@ -5,19 +5,13 @@
 import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ModelActivities, SetupActivities, ToolActivities } from '../shared/activities';
+import type { SetupActivities, ToolActivities } from '../shared/activities';
 import type { HookActivities } from '../shared/hooks';
 import type { RunToolInput, ToolOutcome } from '../shared/tools';
-import { createModelActivities, type ModelDeps } from './model';
 import { heartbeatEveryMs } from './heartbeat';
 import { leaveStickyQueueOfPreviousAttempt, withWorkerProcess } from './sticky';
 import { defaultToolOps, type ToolOps, type ToolRegistry } from './tools';
 import { createInspectActivity } from './permissions';
-
-export interface ActivityDeps {
-  model: ModelDeps;
-  tools: ToolRegistry;
-}
 
 /** `ops`: the tools' filesystem, processes and sandbox (default: the real ones, from the worker's environment). */
 export function createToolActivities(registry: ToolRegistry, ops?: ToolOps): ToolActivities {
@@ -94,8 +88,4 @@ function checkWorkingDirectory(cwd: string): void {
       message: `cwd: ${cwd} ${problem} on the tools host (${hostname()})`,
       nonRetryable: true,
     });
-}
-
-export function createActivities(deps: ActivityDeps): ModelActivities & ToolActivities {
-  return { ...createModelActivities(deps.model), ...createToolActivities(deps.tools) };
 }

@@ -3,12 +3,12 @@ import type { PendingPermission, PermissionAnswer } from '../shared/approvals';
 import { EXIT, out, parse, UsageError, withClient } from './args';
 import { describeInput, visible, visibleDeep } from './render';
 
-export const APPROVE_USAGE = `usage: durable-agent approve SESSION [REQUEST] [--always]
+const APPROVE_USAGE = `usage: durable-agent approve SESSION [REQUEST] [--always]
   Let a tool call that waits for approval run, once. REQUEST (perm-N, shown by watch) may be left
   out when exactly one request is pending.
   --always   also allow calls like it for the rest of the session (adds the request's suggested rules)`;
 
-export const DENY_USAGE = `usage: durable-agent deny SESSION [REQUEST] [--message TEXT] [--interrupt]
+const DENY_USAGE = `usage: durable-agent deny SESSION [REQUEST] [--message TEXT] [--interrupt]
   Refuse a tool call that waits for approval; the model gets TEXT as the tool's error result.
   --message TEXT   what the model is told (default: "The user denied this tool call.")
   --interrupt      also stop the current turn`;

@@ -8,7 +8,7 @@ import { EXIT, err, list, num, out, parse, usd, UsageError, withClient } from '.
 import { JobsFileError, readJobsFile } from '../client/jobs-file';
 import { checkSettingsFiles, parseSettingSources } from './settings-check';
 
-export const SUBMIT_USAGE = `usage: durable-agent submit JOBS.jsonl|JOBS.yaml [--concurrency N] [--max-budget-usd N] [--batch-id ID] [--cwd DIR] [--detach] [--json]
+const SUBMIT_USAGE = `usage: durable-agent submit JOBS.jsonl|JOBS.yaml [--concurrency N] [--max-budget-usd N] [--batch-id ID] [--cwd DIR] [--detach] [--json]
   [--model M [--model M2 …]] [--allowed-tools A,B] [--disallowed-tools A,B] [--ask-tools A,B] [--settings FILE] [--setting-sources user,project,local]
   Each job is an object of session options (prompt, cwd, model, maxTurns, …) plus an optional id
   (default job-<n>). Every job is checked before anything starts. Re-running the same command
@@ -28,7 +28,7 @@ export const SUBMIT_USAGE = `usage: durable-agent submit JOBS.jsonl|JOBS.yaml [-
   --allowed-tools, --disallowed-tools, --ask-tools, --settings, --setting-sources: defaults for every
                     job (a job's own allowedTools, …, settingsFile, settingSources win)`;
 
-export const BATCH_USAGE = `usage: durable-agent batch status BATCH_ID [--watch] [--json]
+const BATCH_USAGE = `usage: durable-agent batch status BATCH_ID [--watch] [--json]
   Where the batch stands: done / running / queued / failed / skipped, spend, ETA. On a terminal the
   bar stays live until the batch ends; --watch does the same elsewhere (one plain line per change);
   --json prints the progress as JSON (one object per line with --watch).`;
@@ -174,7 +174,7 @@ function duration(ms: number): string {
 }
 
 /** One line: `[####----] 12/40 done · 4 running · 20 queued · 1 failed · 3 skipped · $0.1234 of $1.0000 · ETA 2m10s`. */
-export function progressLine(p: BatchProgress, color: boolean, etaMs?: number): string {
+function progressLine(p: BatchProgress, color: boolean, etaMs?: number): string {
   const done = finishedJobs(p);
   const width = 24;
   const filled = Math.round((done / Math.max(1, p.total)) * width);

@@ -8,7 +8,7 @@ import { DurableAgentClient } from '../client/client';
 import { EXIT, err, num, out, parse, UsageError } from './args';
 import { checkBind, DashboardConfigError, startDashboard } from '../ui/server';
 
-export const UI_USAGE = `usage: durable-agent ui [--port 8234] [--host 127.0.0.1] [--token TOKEN] [--temporal-ui URL] [--open]
+const UI_USAGE = `usage: durable-agent ui [--port 8234] [--host 127.0.0.1] [--token TOKEN] [--temporal-ui URL] [--open]
   --port N          port to serve on (default 8234; 0: any free port)
   --host HOST       address to bind (default 127.0.0.1; anything else requires a token)
   --token TOKEN     required on every request (default DURABLE_AGENT_UI_TOKEN); open the printed URL once
@@ -43,6 +43,7 @@ export function uiActionToken(home = homedir()): string {
   return token;
 }
 
+/** `durable-agent ui`. @public loaded by name through the CLI's lazy(), which knip cannot follow */
 export async function uiCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(
     argv,

@@ -12,6 +12,7 @@ const USAGE = `usage: durable-agent deploy set-current BUILD_ID [--deployment NA
   status        the deployment's builds: current, draining or drained, and how many running sessions each holds
   --deployment  the worker deployment's name (default: DURABLE_AGENT_DEPLOYMENT)`;
 
+/** `durable-agent deploy`. @public loaded by name through the CLI's lazy(), which knip cannot follow */
 export async function deployCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help')

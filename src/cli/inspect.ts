@@ -8,13 +8,13 @@ import { diffEnds } from '../client/checkpoints';
 import { NoPatchError, sessionPatch } from '../client/patch';
 import { sessionInfo, type SessionInfo } from './session-info';
 
-export const INFO_USAGE = `usage: durable-agent info ID [--json]
+const INFO_USAGE = `usage: durable-agent info ID [--json]
   One session's facts: id, status, cwd, model, workspace (path, host, base, diffStat; not the
   patch: durable-agent diff ID), verdict, verify, costUsd, turns, durationMs, error, checkpoints
   (turn, commit, ref, pushed) and checkpointsFailing. --json: one object, for scripts; fields a
   session does not have (yet) are null.`;
 
-export const DIFF_USAGE = `usage: durable-agent diff ID [--from N] [--to M] [--stat]
+const DIFF_USAGE = `usage: durable-agent diff ID [--from N] [--to M] [--stat]
   Print what the agent changed in the session's workspace, as a patch against its base commit
   (git apply takes it). Only for a session started with a workspace, once it has ended.
   --from N --to M: the change between the checkpoints of turns N and M (each the latest at or
@@ -45,7 +45,7 @@ export async function infoCommand(argv: string[]): Promise<number> {
 }
 
 /** `info` for people: a short block, a line per fact the session has. */
-export function renderInfo(i: SessionInfo): string[] {
+function renderInfo(i: SessionInfo): string[] {
   const lines = [
     `session   ${i.id}`,
     `status    ${i.status}${i.executionStatus === 'RUNNING' ? '' : ` (${i.executionStatus.toLowerCase()})`}`,

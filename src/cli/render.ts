@@ -58,7 +58,7 @@ export function describeInput(input: unknown): string {
 }
 
 /** The exact commands that answer a pending request. */
-export function approvalCommands(sessionId: string, requestId: string): string {
+function approvalCommands(sessionId: string, requestId: string): string {
   return `durable-agent approve ${sessionId} ${requestId} [--always]  |  durable-agent deny ${sessionId} ${requestId} [--message "why"]`;
 }
 

@@ -12,7 +12,7 @@ import { cleanupWorkspaces } from '../activities/workspace/cleanup';
 import { workspacesRoot } from '../activities/workspace/layout';
 import { sessionIsRunning } from './workspace';
 
-export const RESULTS_USAGE = `usage: durable-agent results BATCH_ID [--format jsonl|csv] [--out FILE] [--patches DIR] [--cleanup]
+const RESULTS_USAGE = `usage: durable-agent results BATCH_ID [--format jsonl|csv] [--out FILE] [--patches DIR] [--cleanup]
   One line per job, in file order: id, status, result, turns, costUsd, error, sessionId, model,
   durationMs, verdict, verifyExitCode, verifyDurationMs, verifyOutputTail, diffStat, patch
   (status: completed, failed, cancelled, skipped_budget, or running/waiting while the batch runs;
@@ -22,7 +22,7 @@ export const RESULTS_USAGE = `usage: durable-agent results BATCH_ID [--format js
   --cleanup       then remove the workspaces of the batch's finished jobs kept on this host
                   (run it on the tools host; cleanup --older-than does the same by age)`;
 
-export const REPORT_USAGE = `usage: durable-agent report BATCH_ID [BATCH_ID…] [--json]
+const REPORT_USAGE = `usage: durable-agent report BATCH_ID [BATCH_ID…] [--json]
   One table over the batches' jobs, a row per model: jobs, resolved (verdict pass; the share counts
   every job), errors (no pass or fail: the job failed or was cancelled, or verify could not run),
   skipped (budget), cost per task (total, mean, median), turns per task (mean) and time per task

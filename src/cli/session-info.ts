@@ -14,7 +14,7 @@ import type { ResultMessage } from '../shared/events';
 import type { Verdict, VerifyReport, WorkspaceReport } from '../shared/workspace';
 
 /** A workspace as `info` shows it: everything but the patch. */
-export type WorkspaceInfo = Omit<WorkspaceReport, 'patch'>;
+type WorkspaceInfo = Omit<WorkspaceReport, 'patch'>;
 
 export interface SessionInfo {
   id: string;

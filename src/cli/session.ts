@@ -69,7 +69,7 @@ const FLAGS_USAGE = `  [--model M] [--cwd DIR | --repo URL[#REF] | --workspace-f
   checkpointed only with --checkpoints (the first checkpoint hashes the whole folder).
   A tool call that asks waits for: durable-agent approve|deny ID.`;
 
-export const RUN_USAGE = `usage: durable-agent run [prompt]
+const RUN_USAGE = `usage: durable-agent run [prompt]
 ${FLAGS_USAGE}
   The prompt is read from stdin when not given and stdin is not a terminal.
   --detach prints the session id and returns; --json prints one SDK message per line
@@ -77,7 +77,7 @@ ${FLAGS_USAGE}
   the model writes them.
   Attached, Ctrl-C interrupts the current turn (then: detach, end, or keep watching).`;
 
-export const RESUME_USAGE = `usage: durable-agent resume ID [prompt] [--fork [--at N]] [--reload-settings]
+const RESUME_USAGE = `usage: durable-agent resume ID [prompt] [--fork [--at N]] [--reload-settings]
 ${FLAGS_USAGE}
   Continues session ID's conversation with a new prompt (default: "${'Continue where you left off.'}").
   Without --fork the session keeps its id (ID must have ended); with --fork it gets a new one.
@@ -87,7 +87,7 @@ ${FLAGS_USAGE}
   Settings files that changed since the session started are reported (on stderr) and not applied:
   the model may have written them. --reload-settings reads them anew.`;
 
-export const FORK_USAGE = `usage: durable-agent fork ID --at N [prompt] [--id NEW]
+const FORK_USAGE = `usage: durable-agent fork ID --at N [prompt] [--id NEW]
 ${FLAGS_USAGE}
   A new session from session ID as it was at the end of turn N (counted from 1 across ID's
   resumes; 0 = before the first): ID's transcript up to that turn, and its folder as the checkpoint
@@ -358,7 +358,7 @@ function checkStartInput(options: SessionOptions): void {
  * terminal it then asks whether to detach, end the session, or keep watching; without one, a
  * second Ctrl-C detaches. Detaching leaves the session running (exit 0).
  */
-export async function attach(session: SessionHandle, opts: { json: boolean; partial?: boolean; after?: number }): Promise<number> {
+async function attach(session: SessionHandle, opts: { json: boolean; partial?: boolean; after?: number }): Promise<number> {
   const color = Boolean(process.stdout.isTTY) && !opts.json;
   let detach!: () => void;
   const detached = new Promise<'detached'>((resolve) => (detach = () => resolve('detached')));
@@ -522,7 +522,7 @@ async function show(s: SessionHandle, json: boolean): Promise<number> {
   return EXIT.ok;
 }
 
-export const LS_USAGE = `usage: durable-agent ls [--status running|waiting_for_input|waiting_for_approval|completed|failed|…] [--batch ID] [--model M] [--limit N] [--json]`;
+const LS_USAGE = `usage: durable-agent ls [--status running|waiting_for_input|waiting_for_approval|completed|failed|…] [--batch ID] [--model M] [--limit N] [--json]`;
 
 export async function lsCommand(argv: string[]): Promise<number> {
   const { values: v, positionals } = parse(

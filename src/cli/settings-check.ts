@@ -10,7 +10,7 @@ import { readSettingsLayers } from '../activities/hooks/settings-files';
 import { mergeSettings, type SettingsSource } from '../shared/permissions/settings';
 import { UsageError } from './args';
 
-export const SETTING_SOURCE_NAMES = ['user', 'project', 'local'] as const;
+const SETTING_SOURCE_NAMES = ['user', 'project', 'local'] as const;
 
 /** `--setting-sources user,project,local` → the list; an unknown name is bad input. */
 export function parseSettingSources(value: string | undefined): ('user' | 'project' | 'local')[] | undefined {

@@ -3,7 +3,7 @@ import { EXIT, num, out, parse, printJson, UsageError, withClient } from './args
 import { parseDuration } from './workspace';
 import { findStalledSessions, renderStalled } from '../client/stalled';
 
-export const STALLED_USAGE = `usage: durable-agent stalled [--quiet-for 60s] [--batch ID] [--limit 1000] [--json]
+const STALLED_USAGE = `usage: durable-agent stalled [--quiet-for 60s] [--batch ID] [--limit 1000] [--json]
   Running sessions whose history has recorded nothing for --quiet-for (s, m, h), and what each waits
   on: its pending workflow task (attempt, age, sticky queue), its pending activities (scheduled or
   running, attempt, retry backoff, last heartbeat, last worker), its history shard and the server

@@ -9,7 +9,7 @@ import { workspacesRoot } from '../activities/workspace/layout';
 import { EXIT, err, out, parse, printJson, UsageError, withClient } from './args';
 import type { DurableAgentClient } from '../client/client';
 
-export const CLEANUP_USAGE = `usage: durable-agent cleanup --older-than DURATION [--root DIR] [--json]
+const CLEANUP_USAGE = `usage: durable-agent cleanup --older-than DURATION [--root DIR] [--json]
   Run on a tools host: removes the folders (and the patches and metadata kept beside them) of
   sessions that are not running and were last touched longer ago than DURATION (e.g. 7d, 12h, 30m),
   and temp folders crashed provisioning left over an hour ago. Mirrors are kept. A running

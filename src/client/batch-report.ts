@@ -11,7 +11,7 @@ import type { JobRow } from './batch-rows';
 
 export type ReportInput = Pick<JobRow, 'status' | 'verdict' | 'costUsd' | 'turns' | 'durationMs'> & { model: string | null };
 
-export interface ModelReport {
+interface ModelReport {
   model: string;
   jobs: number;
   /** Jobs whose verdict is `pass`. */

@@ -141,7 +141,7 @@ export async function submitBatch(client: DurableAgentClient, file: JobsFile, op
 const DEFAULT_MODEL = SessionConfigFields.shape.model.parse(undefined);
 
 /** Submission pauses while the coordinator's current run has more history events than this. */
-export const PACE_EVENTS = 2_500;
+const PACE_EVENTS = 2_500;
 
 /**
  * Wait while the coordinator's current run is long. Every submitted job signals the coordinator
@@ -173,11 +173,6 @@ export async function batchStatus(client: DurableAgentClient, batchId: string): 
   const progress = d.status.name === 'COMPLETED' ? ((await handle.result()) as BatchProgress) : await handle.query(progressQuery);
   progress.skipped ??= 0; // batches from before the budget
   return { progress, status: d.status.name };
-}
-
-/** Ask a running batch to stop: running sessions are cancelled, waiting jobs never start. */
-export async function cancelBatch(client: DurableAgentClient, batchId: string): Promise<void> {
-  await client.client.workflow.getHandle(batchId).cancel();
 }
 
 /** A job's outcome, or the state of one not finished; `model` as submitted (absent for batches submitted before it was recorded). */

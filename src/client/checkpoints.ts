@@ -21,7 +21,7 @@ export function checkpointedTurns(view: CheckpointsView | null | undefined): { f
 }
 
 /** Checkpoints in turn order (the query's order is the workflow's, which should be the same). */
-export function byTurn(list: CheckpointRecord[]): CheckpointRecord[] {
+function byTurn(list: CheckpointRecord[]): CheckpointRecord[] {
   return [...list].sort((a, b) => a.turn - b.turn);
 }
 

@@ -33,7 +33,7 @@ export interface SdkServerOption {
   tools?: SdkMcpToolDefinition[];
 }
 
-export function isSdkServerOption(v: unknown): v is SdkServerOption {
+function isSdkServerOption(v: unknown): v is SdkServerOption {
   return typeof v === 'object' && v !== null && (v as { type?: unknown }).type === 'sdk';
 }
 
@@ -169,7 +169,7 @@ export function toolRequestFromEvent(m: ToolRequestMessage): ToolRequestLike {
   };
 }
 
-export function toolRequestFromPending(sessionId: string, p: PendingToolRequest): ToolRequestLike {
+function toolRequestFromPending(sessionId: string, p: PendingToolRequest): ToolRequestLike {
   // What is left of its wait is not known here (clocks differ): the whole timeout bounds the call.
   return { sessionId, requestId: p.requestId, server: p.server, tool: p.tool, input: p.input, timeoutMs: p.timeoutMs };
 }

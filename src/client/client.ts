@@ -294,7 +294,7 @@ export class DurableAgentClient {
 }
 
 /** A session's first prompt as `listSessions` shows it: one line, at most MEMO_PROMPT_CHARS characters. */
-export const MEMO_PROMPT_CHARS = 200;
+const MEMO_PROMPT_CHARS = 200;
 function promptSummary(prompt: string): string {
   const chars = [
     ...prompt

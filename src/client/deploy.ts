@@ -7,8 +7,6 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import * as api from '../shared/api';
 import { quote } from './stream';
-export { buildOf } from './visibility';
-
 /** The name a versioned CLI command acts on: `--deployment`, else DURABLE_AGENT_DEPLOYMENT. */
 export function deploymentNameFrom(flag: string | undefined, env: Record<string, string | undefined> = process.env): string | undefined {
   return flag ?? (env.DURABLE_AGENT_DEPLOYMENT?.trim() || undefined);
@@ -71,7 +69,7 @@ export class BuildNotFoundError extends Error {
   }
 }
 
-export interface BuildStatus {
+interface BuildStatus {
   buildId: string;
   /** The server's: current, ramping, draining (no new sessions; pinned ones still run), drained, inactive. */
   status: string;

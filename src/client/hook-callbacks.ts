@@ -114,7 +114,7 @@ export function hookRequestFromEvent(m: HookRequestMessage): HookRequestLike {
   };
 }
 
-export function hookRequestFromPending(sessionId: string, p: PendingHookRequest): HookRequestLike {
+function hookRequestFromPending(sessionId: string, p: PendingHookRequest): HookRequestLike {
   return {
     sessionId,
     requestId: p.requestId,
@@ -219,7 +219,7 @@ export function answerHooks(
 }
 
 /** `answerHooks` with the callbacks already split out of `options.hooks`. */
-export async function answerHookRequests(
+async function answerHookRequests(
   session: PolledSession,
   table: HookCallbackTable,
   opts: { signal?: AbortSignal; pollMs?: number } = {},

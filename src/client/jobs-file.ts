@@ -183,7 +183,7 @@ function checkModels(file: string, models: string[]): void {
  * A relative `copy` folder, or a `git` repository given as a relative path, points where the job's
  * other relative paths do. URLs (`scheme://…`) and scp-like `host:path` are left as they are.
  */
-export function resolveWorkspacePaths(w: Record<string, unknown>, base: string): Record<string, unknown> {
+function resolveWorkspacePaths(w: Record<string, unknown>, base: string): Record<string, unknown> {
   const out = { ...w };
   if (typeof out.copy === 'string' && out.copy !== '') out.copy = path.resolve(base, out.copy);
   if (typeof out.git === 'string' && isLocalGitPath(out.git)) out.git = path.resolve(base, out.git);

@@ -9,7 +9,7 @@ import { answerPending, onceEachResponder, sendAnswer, type Responder as Generic
 import { answerProblem, type PendingPermission, type PermissionAnswer } from '../shared/approvals';
 import type { PermissionRequestMessage } from '../shared/events';
 
-export type { PermissionBehavior, PermissionRuleValue, PermissionUpdate, PermissionUpdateDestination } from '../shared/permission-update';
+export type { PermissionRuleValue, PermissionUpdate } from '../shared/permission-update';
 import type { PermissionRuleValue, PermissionUpdate } from '../shared/permission-update';
 
 export type PermissionResult =
@@ -56,17 +56,17 @@ export function requestFromEvent(m: PermissionRequestMessage): PermissionRequest
 }
 
 /** `Bash(npm test)` → `{toolName: 'Bash', ruleContent: 'npm test'}`. */
-export function ruleValue(rule: string): PermissionRuleValue {
+function ruleValue(rule: string): PermissionRuleValue {
   const m = /^([^(]+)\(([\s\S]*)\)$/.exec(rule);
   return m ? { toolName: m[1]!, ruleContent: m[2]! } : { toolName: rule };
 }
 
-export function suggestionsAsUpdates(rules: readonly string[]): PermissionUpdate[] | undefined {
+function suggestionsAsUpdates(rules: readonly string[]): PermissionUpdate[] | undefined {
   return rules.length ? [{ type: 'addRules', rules: rules.map(ruleValue), behavior: 'allow', destination: 'session' }] : undefined;
 }
 
 /** The SDK's answer as our update's. A malformed answer is a denial that says why, so the session never waits on a bug. */
-export function answerFor(request: PermissionRequestLike, result: PermissionResult | null): PermissionAnswer {
+function answerFor(request: PermissionRequestLike, result: PermissionResult | null): PermissionAnswer {
   const r = result as Partial<PermissionResult> | undefined;
   let answer: PermissionAnswer;
   if (r?.behavior === 'allow') {

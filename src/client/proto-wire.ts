@@ -64,7 +64,7 @@ export function decodeFields(buf: Uint8Array): { no: number; value: number | Uin
 }
 
 /** The bytes of the last length-delimited field `path[0]`, then within it `path[1]`, …; undefined if any is absent. */
-export function fieldBytes(buf: Uint8Array, path: number[]): Uint8Array | undefined {
+function fieldBytes(buf: Uint8Array, path: number[]): Uint8Array | undefined {
   let at: Uint8Array | undefined = buf;
   for (const no of path) {
     const found: { no: number; value: number | Uint8Array } | undefined = decodeFields(at)

@@ -20,7 +20,7 @@ import { pool } from './pool';
 type Timestamp = { seconds?: unknown; nanos?: number | null } | null | undefined;
 type Duration = Timestamp;
 
-export interface StalledActivity {
+interface StalledActivity {
   type: string;
   state: 'scheduled' | 'started' | 'cancel requested' | 'paused' | 'unknown';
   attempt: number;
@@ -34,7 +34,7 @@ export interface StalledActivity {
   lastFailure?: string;
 }
 
-export interface StalledWorkflowTask {
+interface StalledWorkflowTask {
   state: 'scheduled' | 'started';
   attempt: number;
   scheduledAgoMs?: number;
@@ -61,7 +61,7 @@ export interface StalledSession {
   waitingOn: string;
 }
 
-export interface QueueHealth {
+interface QueueHealth {
   queue: string;
   type: 'workflow' | 'activity';
   sticky: boolean;

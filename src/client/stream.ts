@@ -97,7 +97,7 @@ const MAX_QUERY_BACKOFF_MS = 5_000;
 const CLOSED_PATIENCE_MS = 120_000;
 
 /** gRPC DEADLINE_EXCEEDED (4) or UNAVAILABLE (14), anywhere in the cause chain. */
-export function isTransientQueryFailure(e: unknown): boolean {
+function isTransientQueryFailure(e: unknown): boolean {
   return hasStatus(e, [4, 14]);
 }
 

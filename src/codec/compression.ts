@@ -5,7 +5,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import { CodecConfigError, COMPRESSED_ENCODING, fromBytes, METADATA, metaString, toBytes, utf8 } from './payload-bytes';
 
 /** Payloads at or below this size are not worth compressing (the deflate/brotli framing eats the gain). */
-export const DEFAULT_COMPRESSION_THRESHOLD_BYTES = 1024;
+const DEFAULT_COMPRESSION_THRESHOLD_BYTES = 1024;
 
 export type CompressionAlgorithm = 'deflate-raw' | 'brotli';
 

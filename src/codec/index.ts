@@ -20,10 +20,9 @@ import { ENCRYPTING_FAILURE_CONVERTER_MARK } from './failure-converter';
 
 export * from './compression';
 export * from './encryption';
-export { ENCRYPTING_FAILURE_CONVERTER_MARK };
-export { CodecConfigError, COMPRESSED_ENCODING, ENCRYPTED_ENCODING, METADATA } from './payload-bytes';
+export { CodecConfigError, COMPRESSED_ENCODING, ENCRYPTED_ENCODING } from './payload-bytes';
 
-export const COMPRESS_ENV = 'DURABLE_AGENT_COMPRESS';
+const COMPRESS_ENV = 'DURABLE_AGENT_COMPRESS';
 
 export interface CodecOptions {
   /** `id:base64key,…` (as the env variable) or parsed keys; absent → no encryption. */

@@ -39,7 +39,7 @@ export interface MappedOptions {
 }
 
 /** The SDK's marker between the cacheable and the per-session part of a `string[]` prompt. */
-export const SYSTEM_PROMPT_DYNAMIC_BOUNDARY = '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__';
+const SYSTEM_PROMPT_DYNAMIC_BOUNDARY = '__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__';
 
 export function refuse(option: string, why: string): ConfigError {
   return new ConfigError(`option ${option} is not supported by durable-agent: ${why}`, option.split(/[:. ]/)[0]!);

@@ -50,8 +50,6 @@ export const QUERY_METHOD_SUPPORT = {
   backgroundTasks: no('no background tasks'),
 } as const satisfies Record<string, MethodSupport>;
 
-export type QueryMethodName = keyof typeof QUERY_METHOD_SUPPORT;
-
 /** The refused methods and why (each rejects with a `NotSupportedError` saying so). */
 export const REFUSED_METHODS = Object.fromEntries(
   Object.entries(QUERY_METHOD_SUPPORT).flatMap(([name, s]) => (s.status === 'refused' ? [[name, s.note]] : [])),

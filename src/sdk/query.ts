@@ -47,7 +47,7 @@ import type {
   SDKUserMessage,
 } from './types';
 
-export type { Options as QueryOptions, Query } from './types';
+export type { Query } from './types';
 
 /**
  * Thrown by a query's iteration when its `abortController` aborts it, as the SDK's `AbortError`:

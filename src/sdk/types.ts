@@ -227,7 +227,6 @@ export interface AgentInfo {
 }
 
 /** There are none: prompts are sent verbatim (the SDK's shape, src/shared/sdk-messages.ts). */
-export type { SlashCommand } from '../shared/sdk-messages';
 import type { SlashCommand } from '../shared/sdk-messages';
 
 export interface InitializationResult {

@@ -88,7 +88,7 @@ export interface PostgresServerOptions {
   metricsPort?: number;
 }
 
-export interface ServerNode {
+interface ServerNode {
   index: number;
   ip: string;
   /** `ip:port` of this node's frontend. */
@@ -110,7 +110,7 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-export function nodeIp(index: number): string {
+function nodeIp(index: number): string {
   return `127.0.0.${index + 1}`;
 }
 
@@ -143,7 +143,7 @@ export async function freePortOn(hosts: string[], avoid: Set<number> = new Set()
 }
 
 /** Complete `requested` with free ports; a requested port that is taken is an error (PortInUseError for the frontend). */
-export async function choosePorts(requested: Partial<NodePorts>, hosts: string[], metricsPort?: number): Promise<NodePorts> {
+async function choosePorts(requested: Partial<NodePorts>, hosts: string[], metricsPort?: number): Promise<NodePorts> {
   const out: Partial<NodePorts> = {};
   const taken = new Set<number>();
   if (metricsPort !== undefined) {
@@ -170,7 +170,7 @@ export async function choosePorts(requested: Partial<NodePorts>, hosts: string[]
 }
 
 /** The server config of one node (Temporal's config/development-postgres12.yaml, filled in). */
-export function nodeConfig(opts: {
+function nodeConfig(opts: {
   target: PostgresTarget;
   ip: string;
   firstIp: string;
@@ -233,7 +233,7 @@ export function nodeConfig(opts: {
 }
 
 /** Temporal's dynamic config file format: each key a list of {value, constraints}. */
-export function dynamicConfigFile(values: Record<string, unknown>): string {
+function dynamicConfigFile(values: Record<string, unknown>): string {
   const doc: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(values)) doc[k] = [{ value: v, constraints: {} }];
   return YAML.stringify(doc);

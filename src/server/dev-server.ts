@@ -34,8 +34,8 @@ export const INDEXED_VALUE_TYPE: Record<(typeof AGENT_SEARCH_ATTRIBUTES)[keyof t
 };
 type AddSearchAttributesRequest = Parameters<Connection['operatorService']['addSearchAttributes']>[0];
 
-export const DEFAULT_DB_FILE = path.join('.durable-agent', 'temporal.db');
-export const IN_MEMORY = ':memory:';
+const DEFAULT_DB_FILE = path.join('.durable-agent', 'temporal.db');
+const IN_MEMORY = ':memory:';
 const HOST = '127.0.0.1';
 
 /**
@@ -43,7 +43,7 @@ const HOST = '127.0.0.1';
  * The history service reads its transfer queue at most 20 times a second per shard, and start-dev
  * has one shard: every activity or workflow task waits ~50 ms to be dispatched, 200 ms per turn.
  */
-export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean>> = {
+const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean>> = {
   'history.transferProcessorMaxPollRPS': 1000,
   // A model call goes straight to the worker whose workflow task scheduled it (ARCHITECTURE.md#model-calls-on-the-workflow-queue).
   'system.enableActivityEagerExecution': true,
@@ -54,7 +54,7 @@ export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean
   'system.forceSearchAttributesCacheRefreshOnRead': false,
 };
 /** WAL lets readers (polls, queries) run beside the writer; `synchronous` stays FULL, so a commit is as durable as before. */
-export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal' };
+const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal' };
 
 export interface DevServerOptions {
   /** gRPC frontend port; a free one when omitted. */
@@ -376,7 +376,7 @@ async function waitUntilReady(
 // ---------------------------------------------------------------------------------------------
 // `durable-agent server`
 
-export const SERVER_USAGE = `usage: durable-agent server [--port 7233] [--ui-port 8233] [--db FILE] [--namespace default] [--no-ui]
+const SERVER_USAGE = `usage: durable-agent server [--port 7233] [--ui-port 8233] [--db FILE] [--namespace default] [--no-ui]
 
 Runs a local Temporal dev server (SQLite-backed) until Ctrl-C.
   --port N         gRPC frontend port (default 7233)

@@ -14,8 +14,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { acquireLock, cacheDir, findGo, goInstall, isExecutableFile, TemporalBuildError, TemporalNotFoundError } from './ensure-temporal';
 
-export const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';
-export const TEMPORAL_SERVER_VERSION = 'v1.30.8';
+const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';
+const TEMPORAL_SERVER_VERSION = 'v1.30.8';
 /** The temporalio/server and admin-tools images of the same release (docker-compose.yml). */
 export const TEMPORAL_SERVER_IMAGE_VERSION = TEMPORAL_SERVER_VERSION.slice(1);
 
@@ -30,7 +30,7 @@ export interface TemporalServerInstall {
   dockerConfigTemplate: string;
 }
 
-export function serverInstallDir(): string {
+function serverInstallDir(): string {
   return path.join(cacheDir(), `temporal-server-${TEMPORAL_SERVER_VERSION}`);
 }
 

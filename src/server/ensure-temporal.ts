@@ -14,8 +14,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-export const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
-export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+const TEMPORAL_CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal';
+const TEMPORAL_CLI_VERSION = 'v1.5.1';
 
 export interface EnsureTemporalOptions {
   /** Suppress the informational lines (where the binary was found). Build progress is always
@@ -49,7 +49,7 @@ export function cacheDir(): string {
   return path.join(base, 'durable-agent');
 }
 
-export function cachedBinaryPath(): string {
+function cachedBinaryPath(): string {
   return path.join(cacheDir(), 'bin', process.platform === 'win32' ? 'temporal.exe' : 'temporal');
 }
 
@@ -65,7 +65,7 @@ export function isExecutableFile(p: string): boolean {
 }
 
 /** Full path of `name` on PATH, or undefined. */
-export function whichSync(name: string): string | undefined {
+function whichSync(name: string): string | undefined {
   const dirs = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d.length > 0);
   const exts = process.platform === 'win32' ? ['.exe', '.cmd', ''] : [''];
   for (const dir of dirs) {
@@ -78,7 +78,7 @@ export function whichSync(name: string): string | undefined {
 }
 
 /** `<bin> --version` output if the binary runs, else undefined. */
-export function temporalVersion(bin: string): string | undefined {
+function temporalVersion(bin: string): string | undefined {
   const r = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 });
   if (r.error || r.status !== 0) return undefined;
   const out = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim();

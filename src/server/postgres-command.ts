@@ -11,11 +11,11 @@ import { DEFAULT_PORTS, HISTORY_SHARDS, MAX_PORT, startPostgresServer, type Post
 import { ensureTemporalServer } from './ensure-temporal-server';
 import { checkPostgres, parsePostgresUrl, PostgresSetupError, redactUrl, setupSchemas } from './postgres';
 
-export const DEFAULT_STATE_DIR = path.join('.durable-agent', 'postgres-server');
+const DEFAULT_STATE_DIR = path.join('.durable-agent', 'postgres-server');
 /** Loopback addresses 127.0.0.1 … 127.0.0.16. */
 const MAX_NODES = 16;
 
-export const POSTGRES_SERVER_USAGE = `usage: durable-agent server --postgres URL [--nodes N] [--port 7233] [--metrics-port N] [--namespace default] [--state-dir DIR]
+const POSTGRES_SERVER_USAGE = `usage: durable-agent server --postgres URL [--nodes N] [--port 7233] [--metrics-port N] [--namespace default] [--state-dir DIR]
 
 Runs the full Temporal server (frontend, history, matching, worker services; ${HISTORY_SHARDS} history shards)
 on PostgreSQL until Ctrl-C. The server is built from source with Go on first use.
@@ -35,7 +35,10 @@ const REFUSED: Record<string, string> = {
   '--no-ui': 'there is no Web UI to turn off in this mode',
 };
 
-/** CLI entry; resolves with the exit code (0 after Ctrl-C, 2 bad input or unusable database, 1 otherwise). */
+/**
+ * CLI entry; resolves with the exit code (0 after Ctrl-C, 2 bad input or unusable database, 1 otherwise).
+ * @public loaded by name through the CLI's lazy(), which knip cannot follow
+ */
 export async function runPostgresServerCommand(argv: string[]): Promise<number> {
   const out = (s: string): void => void process.stdout.write(`${s}\n`);
   const err = (s: string): void => void process.stderr.write(`${s}\n`);

@@ -116,7 +116,7 @@ async function connect(t: PostgresTarget, database: string): Promise<Client> {
 }
 
 /** Connect to the server's maintenance database (`postgres`, else `template1`): proves reachability and credentials. */
-export async function connectAdmin(t: PostgresTarget): Promise<Client> {
+async function connectAdmin(t: PostgresTarget): Promise<Client> {
   try {
     return await connect(t, 'postgres');
   } catch (err) {
@@ -136,7 +136,7 @@ export async function checkPostgres(t: PostgresTarget): Promise<void> {
 }
 
 /** The schema version directories shipped with the server (`vX.Y` → [X, Y]), newest last. */
-export function shippedVersions(versionedDir: string): number[][] {
+function shippedVersions(versionedDir: string): number[][] {
   return fs
     .readdirSync(versionedDir)
     .map((d) => /^v(\d+)\.(\d+)$/.exec(d))
@@ -150,7 +150,7 @@ function compareVersions(a: number[], b: number[]): number {
 }
 
 /** The two databases and where their schemas live under schema/postgresql/v12. */
-export function schemaTargets(t: PostgresTarget): { database: string; dir: 'temporal' | 'visibility' }[] {
+function schemaTargets(t: PostgresTarget): { database: string; dir: 'temporal' | 'visibility' }[] {
   return [
     { database: t.database, dir: 'temporal' },
     { database: t.visibilityDatabase, dir: 'visibility' },

@@ -9,8 +9,6 @@ import type { CallMcpToolInput, ListMcpToolsInput, ListMcpToolsResult } from './
 import type { LoadedSettings, LoadSettingsInput } from './hooks';
 
 /** Run on the tools queue next to the tools: hooks and settings files live on the workspace host. */
-export type { HookActivities } from './hooks';
-
 export interface CallModelInput {
   /** Workflow id and run id: the activity reads its prompt from this run through a query. */
   sessionId: string;
@@ -97,7 +95,7 @@ export interface SetupActivities {
   prepareSession(input: LoadSettingsInput): Promise<PreparedSession>;
 }
 
-export interface PreparedSession {
+interface PreparedSession {
   tools: ToolSpec[];
   settings: LoadedSettings;
 }

@@ -174,7 +174,7 @@ export interface BatchProgress {
   done: boolean;
 }
 
-export type JobStatus = 'completed' | 'failed' | 'cancelled' | 'skipped_budget';
+type JobStatus = 'completed' | 'failed' | 'cancelled' | 'skipped_budget';
 
 /** Sent by a job workflow when its session has ended: small, no result text. */
 export interface JobRelease {

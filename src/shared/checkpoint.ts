@@ -12,11 +12,8 @@
 /** A git URL (a bare repository on shared storage in the simplest case), read on each tools host. */
 export const CHECKPOINT_REMOTE_ENV = 'DURABLE_AGENT_CHECKPOINT_REMOTE';
 
-/** Default time an activity on the session's pinned host queue may wait to be picked up. */
-export const DEFAULT_WORKSPACE_HOST_TIMEOUT_MS = 2 * 60_000;
-
 /** Tools whose calls may change the workspace: a turn with one of these is checkpointed. */
-export const CHANGING_TOOLS: ReadonlySet<string> = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'Task']);
+const CHANGING_TOOLS: ReadonlySet<string> = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit', 'Bash', 'Task']);
 /** MCP tools (`mcp__server__tool`) may change anything too. */
 export function mayChangeWorkspace(toolName: string): boolean {
   return CHANGING_TOOLS.has(toolName) || toolName.startsWith('mcp__');
@@ -31,7 +28,7 @@ export function checkpointRef(sessionSlug: string, run: string, turn: number): s
 }
 
 /** A path component git accepts in a ref: `:`, spaces, `..`, `~^?*[\` and control characters become `_`. */
-export function refSafe(s: string): string {
+function refSafe(s: string): string {
   const cleaned = s
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .replace(/\.{2,}/g, '_')
@@ -91,7 +88,7 @@ export interface RestoreWorkspaceInput {
   baseCheckpoint?: { commit: string; ref: string };
 }
 
-export interface RestoredWorkspace {
+interface RestoredWorkspace {
   path: string;
   /** The commit diffs are taken against: for `git` the same base; otherwise a commit of checkpoint 0's files made on this host. */
   base: string;

@@ -14,7 +14,7 @@ import type { HookInput } from './hook-callbacks';
 import type { HookOutput, HookPayload, HookRun } from './hooks';
 import { capText, decisionFields } from './hook-output';
 
-export { CLIENT_HOOK_DEFAULT_TIMEOUT_S, ClientHookMatcher, ClientHooks } from './client-hooks-config';
+export { ClientHookMatcher, ClientHooks } from './client-hooks-config';
 
 /** A hook request waiting for a client's answer, in the workflow's state. */
 export interface PendingHookRequest {
@@ -43,7 +43,7 @@ export interface HookAnswer {
 }
 
 /** An error's text kept in history: short, since it is the client's own message. */
-export const HOOK_ERROR_MAX_CHARS = 1_000;
+const HOOK_ERROR_MAX_CHARS = 1_000;
 
 /** Answer a pending hook request. Rejected (nothing applied) for an unknown or already-answered id, or an invalid result. */
 export const respondToHookUpdate = defineUpdate<{ applied: true }, [HookAnswer]>('respondToHook');
@@ -159,7 +159,7 @@ export function sdkHookInput(base: HookInputBase, event: HookEvent, payload: Hoo
 }
 
 /** How a client callback is named in `hook_response` events and messages: `PreToolUse[Bash] callback 1/2 (client)`. */
-export function clientHookName(event: HookEvent, matcher: ClientHookMatcher, callback?: { index: number }): string {
+function clientHookName(event: HookEvent, matcher: ClientHookMatcher, callback?: { index: number }): string {
   const label = `${event}${matcher.matcher ? `[${matcher.matcher}]` : ''}`;
   return callback === undefined ? `${label} callbacks (client)` : `${label} callback ${callback.index + 1}/${matcher.hooks} (client)`;
 }

@@ -14,7 +14,7 @@ import { mcpToolName } from './mcp';
 export const CLIENT_TOOL_DEFAULT_TIMEOUT_MS = 60_000;
 
 /** The model-visible name's tool part: OpenAI function names allow [A-Za-z0-9_-]; anything else becomes `_`, as for worker-side MCP tools. */
-export function clientToolSafeName(name: string): string {
+function clientToolSafeName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 

@@ -10,7 +10,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { capText, MAX_TOOL_RESULT_CHARS, type ToolSpec } from './tools';
 import { CLIENT_TOOL_DEFAULT_TIMEOUT_MS, clientToolName, type ClientTools } from './client-tools-config';
 
-export { CLIENT_TOOL_DEFAULT_TIMEOUT_MS, ClientTool, ClientTools, clientToolName } from './client-tools-config';
+export { ClientTool, ClientTools, clientToolName } from './client-tools-config';
 
 /** A tool call waiting for a client to run it, in the workflow's state. */
 export interface PendingToolRequest {

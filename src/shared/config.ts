@@ -23,7 +23,7 @@ export { PermissionMode };
 /** The heartbeat timeout of model and tool activities when a session sets none (`heartbeatTimeoutMs`). */
 export const DEFAULT_HEARTBEAT_TIMEOUT_MS = 3_000;
 
-export const RetryOptions = sharedSchema('config.RetryOptions', () =>
+const RetryOptions = sharedSchema('config.RetryOptions', () =>
   z
     .object({
       maxAttempts: z.number().int().min(1).max(100).default(5),
@@ -32,9 +32,9 @@ export const RetryOptions = sharedSchema('config.RetryOptions', () =>
     })
     .strict(),
 );
-export type RetryOptions = z.infer<typeof RetryOptions>;
+type RetryOptions = z.infer<typeof RetryOptions>;
 
-export const SystemPromptOption = sharedSchema('config.SystemPromptOption', () =>
+const SystemPromptOption = sharedSchema('config.SystemPromptOption', () =>
   z.union([z.string(), z.object({ type: z.literal('preset'), preset: z.string().optional(), append: z.string().optional() }).strict()]),
 );
 
@@ -53,7 +53,7 @@ export const AgentDefinition = sharedSchema('config.AgentDefinition', () =>
 export type AgentDefinition = z.infer<typeof AgentDefinition>;
 
 /** Set by the parent on a subagent's options; never by users. */
-export const SubagentLink = sharedSchema('config.SubagentLink', () =>
+const SubagentLink = sharedSchema('config.SubagentLink', () =>
   z
     .object({
       parentSessionId: z.string().min(1),
@@ -63,7 +63,7 @@ export const SubagentLink = sharedSchema('config.SubagentLink', () =>
     })
     .strict(),
 );
-export type SubagentLink = z.infer<typeof SubagentLink>;
+type SubagentLink = z.infer<typeof SubagentLink>;
 
 /**
  * What a user sets: the session options (`SessionOptions`), without the rules that tie them

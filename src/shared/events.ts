@@ -22,15 +22,7 @@ import type { Verdict, VerifyReport, WorkspaceReport } from './workspace';
 import type { HookEvent } from './permissions/settings';
 import type { HookInput } from './hook-callbacks';
 
-export type {
-  ApiErrorCategory,
-  SDKApiMessage,
-  SDKAssistantContentBlock,
-  SDKModelUsage,
-  SDKUsage,
-  SDKUserContentBlock,
-  UUID,
-} from './sdk-shapes';
+export type { UUID } from './sdk-shapes';
 export type { ModelUsageEntry } from './messages';
 
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -142,7 +134,7 @@ export interface SDKHookResponseMessage extends Base {
   stderr: string;
 }
 
-export interface SDKPermissionDenial {
+interface SDKPermissionDenial {
   tool_name: string;
   tool_use_id: string;
   tool_input: Record<string, unknown>;
@@ -389,11 +381,7 @@ export function asDurableAgentEvent(m: unknown): DurableAgentEvent | undefined {
 /** Internal names kept for the code that predates the SDK names. */
 export type ResultMessage = SDKResultMessage;
 export type AssistantMessage = SDKAssistantMessage;
-export type SystemInitMessage = SDKSystemMessage;
 export type ApiRetryMessage = SDKAPIRetryMessage;
-export type ToolProgressMessage = SDKToolProgressMessage;
-export type CompactBoundaryMessage = SDKCompactBoundaryMessage;
-export type PermissionDeniedMessage = SDKPermissionDeniedMessage;
 export type HookResponseMessage = SDKHookResponseMessage;
 
 /** A message before the log stamps it. */

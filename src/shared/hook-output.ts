@@ -13,7 +13,7 @@ import type { HookOutput } from './hooks';
 /** Block reasons (stderr on exit 2), reasons and context each keep at most this many characters. */
 export const HOOK_TEXT_MAX_CHARS = 10_000;
 /** A decision bigger than this (an `updatedInput` with a whole file, say) is refused: it would go into history. */
-export const HOOK_OUTPUT_MAX_BYTES = 256 * 1024;
+const HOOK_OUTPUT_MAX_BYTES = 256 * 1024;
 
 // Non-strict objects: unknown fields (suppressOutput, updatedMCPToolOutput, …) are dropped, not refused.
 const HookOutputSchema = sharedSchema('hook-output.HookOutput', () => {

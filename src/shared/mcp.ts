@@ -15,7 +15,7 @@ import { looksLikeCredential, looksSecret } from './secret-env';
 import type { ToolSpec } from './tools';
 
 /** One server's config, as given (Claude Code's `.mcp.json` entries); checked on the worker. */
-export const McpServerConfigShape = sharedSchema('mcp.McpServerConfigShape', () => z.record(z.string(), z.unknown()));
+const McpServerConfigShape = sharedSchema('mcp.McpServerConfigShape', () => z.record(z.string(), z.unknown()));
 export const McpServersOption = sharedSchema('mcp.McpServersOption', () =>
   z.record(z.string(), McpServerConfigShape).superRefine((servers, ctx) => {
     for (const name of Object.keys(servers)) {
@@ -27,8 +27,8 @@ export const McpServersOption = sharedSchema('mcp.McpServersOption', () =>
 );
 export type McpServersOption = z.infer<typeof McpServersOption>;
 
-export type McpStdioConfig = { type: 'stdio'; command: string; args: string[]; env: Record<string, string> };
-export type McpRemoteConfig = { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
+type McpStdioConfig = { type: 'stdio'; command: string; args: string[]; env: Record<string, string> };
+type McpRemoteConfig = { type: 'http' | 'sse'; url: string; headers: Record<string, string> };
 export type McpServerConfig = McpStdioConfig | McpRemoteConfig;
 
 /** The SDK's `McpServerStatus` (the subset we report). */
@@ -86,9 +86,9 @@ const REFERENCES = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
  * worker's model key, Temporal credentials or encryption keys to a server of its choosing
  * (ARCHITECTURE.md#mcp). The tools worker also refuses the names in its DURABLE_AGENT_SCRUB_ENV.
  */
-export const WORKER_OWN_PREFIXES = ['OPENAI_', 'TEMPORAL_', 'ANTHROPIC_', 'DURABLE_AGENT_'];
+const WORKER_OWN_PREFIXES = ['OPENAI_', 'TEMPORAL_', 'ANTHROPIC_', 'DURABLE_AGENT_'];
 
-export function isWorkerOwnName(name: string): boolean {
+function isWorkerOwnName(name: string): boolean {
   const upper = name.toUpperCase();
   return WORKER_OWN_PREFIXES.some((p) => upper.startsWith(p));
 }

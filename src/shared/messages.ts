@@ -9,8 +9,8 @@ import { sharedSchema } from './shared-schema';
 export const TextBlock = sharedSchema('messages.TextBlock', () => z.object({ type: z.literal('text'), text: z.string() }));
 export type TextBlock = z.infer<typeof TextBlock>;
 
-export const ThinkingBlock = sharedSchema('messages.ThinkingBlock', () => z.object({ type: z.literal('thinking'), thinking: z.string() }));
-export type ThinkingBlock = z.infer<typeof ThinkingBlock>;
+const ThinkingBlock = sharedSchema('messages.ThinkingBlock', () => z.object({ type: z.literal('thinking'), thinking: z.string() }));
+type ThinkingBlock = z.infer<typeof ThinkingBlock>;
 
 export const ToolUseBlock = sharedSchema('messages.ToolUseBlock', () =>
   z.object({

@@ -9,8 +9,8 @@ export interface PermissionRuleValue {
   ruleContent?: string;
 }
 
-export type PermissionBehavior = 'allow' | 'deny' | 'ask';
-export type PermissionUpdateDestination = 'userSettings' | 'projectSettings' | 'localSettings' | 'session' | 'cliArg';
+type PermissionBehavior = 'allow' | 'deny' | 'ask';
+type PermissionUpdateDestination = 'userSettings' | 'projectSettings' | 'localSettings' | 'session' | 'cliArg';
 
 /** The SDK's shape. A non-empty `updatedPermissions` answer adds the request's suggested rules to the session. */
 export type PermissionUpdate =

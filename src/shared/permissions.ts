@@ -9,9 +9,6 @@ import { parseRules } from './permissions/rules';
 
 export * from './permissions/rules';
 export * from './permissions/decide';
-export { splitBashCommand, type BashPart, type BashSplit, type BashWord } from './permissions/bash-split';
-export { matchPathPattern, type Match, type PathBases } from './permissions/paths';
-
 export interface PermissionInput {
   toolName: string;
   readOnly: boolean;

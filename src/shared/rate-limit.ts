@@ -19,8 +19,8 @@ export interface Learning {
   ceiling: number | null;
 }
 export const INITIAL_LIMIT = 8;
-export const MAX_LIMIT = 10_000;
-export const DECREASE = 0.75;
+const MAX_LIMIT = 10_000;
+const DECREASE = 0.75;
 const PROBE_SLOWDOWN = 8;
 
 /** A 429/529; `serving` is how many calls the endpoint was serving then, when known (a tighter cut). */

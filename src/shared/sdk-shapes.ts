@@ -35,7 +35,7 @@ export type SDKAssistantMessageError =
   ApiErrorCategory | 'oauth_org_not_allowed' | 'account_on_hold' | 'verification_required' | 'cloud_credential_error';
 
 /** `BetaTextBlock` / `BetaThinkingBlock` / `BetaToolUseBlock`. */
-export type SDKAssistantContentBlock =
+type SDKAssistantContentBlock =
   | { type: 'text'; text: string; citations: null }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown; raw_input?: string };
@@ -133,7 +133,7 @@ export function sdkApiMessage(
 }
 
 /** An assistant message's blocks; a `tool_result` never occurs there and is dropped. */
-export function sdkAssistantContent(blocks: ContentBlock[]): SDKAssistantContentBlock[] {
+function sdkAssistantContent(blocks: ContentBlock[]): SDKAssistantContentBlock[] {
   return blocks.flatMap((b): SDKAssistantContentBlock[] => {
     switch (b.type) {
       case 'text':

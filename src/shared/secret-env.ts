@@ -169,13 +169,13 @@ const HOST_NAMES = new Set([
 ]);
 const HOST_PREFIXES = ['XDG_', 'SSH_', 'VSCODE_', 'ITERM_', 'KITTY_', 'WSL_', 'GNOME_', 'KDE_', 'SUDO_'];
 
-export function isHostSpecificName(name: string): boolean {
+function isHostSpecificName(name: string): boolean {
   const upper = name.toUpperCase();
   // npm sets its lower-case npm_config_* / npm_package_* for a script; NPM_CONFIG_REGISTRY is a user's.
   return HOST_NAMES.has(upper) || HOST_PREFIXES.some((p) => upper.startsWith(p)) || name.startsWith('npm_');
 }
 
-export type DroppedEnvReason = 'credential-name' | 'credential-value' | 'host';
+type DroppedEnvReason = 'credential-name' | 'credential-value' | 'host';
 
 /** One entry of a session's `env` that was not sent; `name` is masked when the name itself looks like a token. */
 export interface DroppedEnv {

@@ -22,7 +22,7 @@ export interface StreamUsage {
   speed: null;
 }
 
-export interface MessageStartEvent {
+interface MessageStartEvent {
   type: 'message_start';
   message: {
     id: string;
@@ -40,24 +40,24 @@ export interface MessageStartEvent {
   };
 }
 
-export interface ContentBlockStartEvent {
+interface ContentBlockStartEvent {
   type: 'content_block_start';
   index: number;
   content_block: { type: 'text'; text: ''; citations: null } | { type: 'tool_use'; id: string; name: string; input: Record<string, never> };
 }
 
-export interface ContentBlockDeltaEvent {
+interface ContentBlockDeltaEvent {
   type: 'content_block_delta';
   index: number;
   delta: { type: 'text_delta'; text: string } | { type: 'input_json_delta'; partial_json: string };
 }
 
-export interface ContentBlockStopEvent {
+interface ContentBlockStopEvent {
   type: 'content_block_stop';
   index: number;
 }
 
-export interface MessageDeltaEvent {
+interface MessageDeltaEvent {
   type: 'message_delta';
   delta: { stop_reason: StopReason; stop_sequence: null; stop_details: null; container: null };
   usage: Omit<StreamUsage, 'input_tokens' | 'cache_creation' | 'inference_geo' | 'service_tier' | 'speed'> & {
@@ -66,7 +66,7 @@ export interface MessageDeltaEvent {
   context_management: null;
 }
 
-export interface MessageStopEvent {
+interface MessageStopEvent {
   type: 'message_stop';
 }
 

@@ -21,7 +21,7 @@ export interface ToolSpec {
 }
 
 /** What a spec of an MCP tool carries besides the tool's own fields (ARCHITECTURE.md#mcp). */
-export interface McpToolRef {
+interface McpToolRef {
   server: string;
   /** The server's own tool name. */
   tool: string;

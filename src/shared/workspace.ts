@@ -46,8 +46,8 @@ export const WorkspaceOption = sharedSchema('workspace.WorkspaceOption', () =>
 export type WorkspaceOption = z.infer<typeof WorkspaceOption>;
 
 /** Default and largest time a `verify` command may run. */
-export const DEFAULT_VERIFY_TIMEOUT_MS = 10 * 60_000;
-export const MAX_VERIFY_TIMEOUT_MS = 2 * 3_600_000;
+const DEFAULT_VERIFY_TIMEOUT_MS = 10 * 60_000;
+const MAX_VERIFY_TIMEOUT_MS = 2 * 3_600_000;
 
 /** `"CMD"` or `{"command": CMD, "timeoutMs": N}`: run in the workspace after the agent ends. */
 export const VerifyOption = sharedSchema('workspace.VerifyOption', () =>
@@ -79,13 +79,13 @@ export const PATCH_PART_BYTES = 360 * 1024;
 /** Larger patches are not kept in history at all: `patchTruncated`, and the file stays on the tools host. */
 export const MAX_PATCH_BYTES = 32 * 1024 * 1024;
 
-export interface ProvisionWorkspaceInput {
+interface ProvisionWorkspaceInput {
   /** The session id names the folder: a retry finds (or redoes) the same one. */
   sessionId: string;
   workspace: WorkspaceOption;
 }
 
-export interface ProvisionedWorkspace {
+interface ProvisionedWorkspace {
   /** The folder: the session's `cwd`. */
   path: string;
   /** The commit the folder started from; for `copy`, a commit of the copy in a git dir outside it. */
@@ -103,7 +103,7 @@ export interface DiffStat {
   deletions: number;
 }
 
-export interface WorkspaceDiffInput {
+interface WorkspaceDiffInput {
   sessionId: string;
   path: string;
   base: string;
@@ -124,7 +124,7 @@ export interface WorkspaceDiff {
   patchFile: string;
 }
 
-export interface PatchPartInput {
+interface PatchPartInput {
   sessionId: string;
   /** 0-based, below `patchParts`. */
   part: number;

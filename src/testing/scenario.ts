@@ -12,7 +12,7 @@ import { z } from 'zod';
 
 const count = z.number().int().nonnegative();
 
-export const ScriptedToolCall = z
+const ScriptedToolCall = z
   .object({
     id: z.string().min(1).optional().describe('Tool call id; default `call_<turnIndex>_<i>`, stable across retries.'),
     name: z.string().min(1),
@@ -23,10 +23,10 @@ export const ScriptedToolCall = z
       .default({}),
   })
   .strict();
-export type ScriptedToolCall = z.infer<typeof ScriptedToolCall>;
+type ScriptedToolCall = z.infer<typeof ScriptedToolCall>;
 
 /** Answer the attempt with this HTTP status (default body: an OpenAI-style error object). */
-export const StatusFault = z
+const StatusFault = z
   .object({
     status: z.number().int().min(100).max(599),
     headers: z.record(z.string(), z.string()).optional(),
@@ -34,17 +34,17 @@ export const StatusFault = z
   })
   .strict();
 /** Send the headers and `n` stream chunks, then cut the connection (non-streaming: cut at once). */
-export const DropFault = z.object({ drop_after_chunks: count }).strict();
+const DropFault = z.object({ drop_after_chunks: count }).strict();
 /** Say nothing for `hang_ms` (after `after_chunks` stream chunks, if given), then cut the connection. */
-export const HangFault = z.object({ hang_ms: count, after_chunks: count.optional() }).strict();
+const HangFault = z.object({ hang_ms: count, after_chunks: count.optional() }).strict();
 
 export const Fault = z.union([StatusFault, DropFault, HangFault], {
   error: 'expected {status, headers?, body?} | {drop_after_chunks} | {hang_ms, after_chunks?}',
 });
 export type Fault = z.infer<typeof Fault>;
 
-export const ScriptedUsage = z.object({ prompt_tokens: count, completion_tokens: count, cached_tokens: count.optional() }).strict();
-export type ScriptedUsage = z.infer<typeof ScriptedUsage>;
+const ScriptedUsage = z.object({ prompt_tokens: count, completion_tokens: count, cached_tokens: count.optional() }).strict();
+type ScriptedUsage = z.infer<typeof ScriptedUsage>;
 
 export const ScriptedTurn = z
   .object({

@@ -7,7 +7,7 @@
 import { loadScenarioFile, type Scenario } from './scenario';
 import { startScriptedModel, type RecordedRequest, type ScriptedModel } from './scripted-server';
 
-export const SCRIPTED_MODEL_USAGE = `usage: durable-agent scripted-model --scenario FILE [--scenario FILE ...] [options]
+const SCRIPTED_MODEL_USAGE = `usage: durable-agent scripted-model --scenario FILE [--scenario FILE ...] [options]
 
 Serve scripted OpenAI-compatible chat completions (POST /v1/chat/completions, GET /v1/models).
 A request picks its scenario by the header x-scenario, else model "scripted/NAME" (a known

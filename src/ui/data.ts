@@ -18,7 +18,7 @@ import { quote } from '../client/stream';
 import { costOf, lookupPrice } from '../shared/pricing';
 
 /** Statuses the sessions page filters by; `interrupted` is a run cancelled, terminated or timed out. */
-export const STATUS_FILTERS = ['running', 'waiting_for_approval', 'waiting_for_input', 'completed', 'failed', 'interrupted'] as const;
+const STATUS_FILTERS = ['running', 'waiting_for_approval', 'waiting_for_input', 'completed', 'failed', 'interrupted'] as const;
 
 export class BadRequest extends Error {}
 
@@ -55,7 +55,7 @@ function check(name: string, v: string | undefined): string | undefined {
 }
 
 /** The visibility query for a filter; each value is checked and quoted. */
-export function sessionQuery(f: SessionFilter): string {
+function sessionQuery(f: SessionFilter): string {
   const clauses = [`WorkflowType = ${quote(api.WORKFLOW_TYPE)}`];
   const status = f.status || undefined;
   if (status !== undefined && !(STATUS_FILTERS as readonly string[]).includes(status)) {

@@ -36,7 +36,7 @@ export interface TelemetryOptions {
   resource?: Resource;
 }
 
-export const TRACER_NAME = 'durable-agent';
+const TRACER_NAME = 'durable-agent';
 
 export type TracesExporter = 'otlp' | 'console';
 
@@ -72,7 +72,7 @@ export interface Tracing {
  * once, unless the application already has (then theirs are used).
  */
 let globalsSet = false;
-export function ensureTracingGlobals(): void {
+function ensureTracingGlobals(): void {
   if (globalsSet) return;
   globalsSet = true;
   otel.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

@@ -105,7 +105,7 @@ export interface CreateWorkerOptions {
 /** Our default for the SDK's per-activation watchdog (its own is 5 s; ARCHITECTURE.md#workflow-thread-crash). */
 export const WORKFLOW_ACTIVATION_TIMEOUT = '60s';
 
-export type WorkflowWorkerTuning = Pick<
+type WorkflowWorkerTuning = Pick<
   WorkerOptions,
   | 'maxCachedWorkflows'
   | 'maxConcurrentWorkflowTaskExecutions'
@@ -117,7 +117,7 @@ export type WorkflowWorkerTuning = Pick<
   /** The SDK's per-activation watchdog (wall time; not in its typed options, read from them all the same). */
   isolateExecutionTimeout?: Duration;
 };
-export type ActivityWorkerTuning = Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentActivityTaskPolls'>;
+type ActivityWorkerTuning = Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentActivityTaskPolls'>;
 
 export interface AgentWorker {
   /** Runs until shutdown() or a fatal error. */
@@ -132,7 +132,7 @@ export interface AgentWorker {
   readonly promptOffers?: PromptOfferStats;
 }
 
-export function loadPricing(file: string | undefined): PricingTable {
+function loadPricing(file: string | undefined): PricingTable {
   if (!file) return DEFAULT_PRICING;
   let parsed: unknown;
   try {

@@ -42,7 +42,7 @@ export interface CommandHookRequest {
  * What to spawn for a command, or why it must not run (a session that requires a sandbox on a
  * worker where none works). The one place a sandbox wraps hook commands (docs/ARCHITECTURE.md#bash-sandbox).
  */
-export type Launch = { file: string; args: string[]; env?: Record<string, string> } | { refused: string };
+type Launch = { file: string; args: string[]; env?: Record<string, string> } | { refused: string };
 
 export type Launcher = (argv: string[], req: CommandHookRequest) => Promise<Launch>;
 

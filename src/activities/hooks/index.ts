@@ -32,15 +32,14 @@ import { runCodeHook } from './code';
 import { directLaunch, runCommandHook, sandboxLauncher, type Launcher } from './command';
 import { changedSettingsFiles, hooksDigest, loadMergedSettings, SESSION_OPTIONS_FILE, settingsFileDigests } from './settings-files';
 
-export { decisionFields, commandStdoutDecision, HOOK_TEXT_MAX_CHARS } from './output';
-export { HOOK_DEFAULT_TIMEOUT_S, directLaunch, sandboxLauncher, type Launcher, type Launch } from './command';
-export { readSettingsLayers, loadMergedSettings, settingsFilePath, hooksDigest, settingsFileDigests } from './settings-files';
+export { HOOK_TEXT_MAX_CHARS } from './output';
+export { hooksDigest } from './settings-files';
 
 /** What a hook run says when the settings files' hooks are no longer the ones the session started with. */
 export const HOOKS_CHANGED_MESSAGE = 'settings files changed since the session started: hooks not run';
 
 /** `ApplicationFailure.type` of a settings file (or hooks option) that does not validate: the user's to fix, not retried. */
-export const INVALID_SETTINGS = 'InvalidSettings';
+const INVALID_SETTINGS = 'InvalidSettings';
 
 export interface HookActivityDeps {
   /** Code hooks registered on this worker. */

@@ -5,7 +5,7 @@
 import type { HookEvent } from '../../shared/hooks';
 import { capText, decisionFields, type Filtered } from '../../shared/hook-output';
 
-export { capText, decisionFields, HOOK_OUTPUT_MAX_BYTES, HOOK_TEXT_MAX_CHARS, type Filtered } from '../../shared/hook-output';
+export { capText, decisionFields, HOOK_TEXT_MAX_CHARS, type Filtered } from '../../shared/hook-output';
 
 /**
  * A command's stdout on exit 0: JSON when it looks like JSON; plain text is ignored, except for

@@ -74,7 +74,7 @@ export function readSettingsLayers(input: SettingsFilesInput): { layers: Setting
 }
 
 /** What `settingsFileDigests` records for a file that is not there. */
-export const ABSENT = 'absent';
+const ABSENT = 'absent';
 
 /**
  * SHA-256 of every settings file the session's sources name, or `absent` — a file the model

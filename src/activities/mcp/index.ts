@@ -24,12 +24,8 @@ import { mcpResultText } from './result-text';
 import { DEFAULT_MCP_TOOL_TIMEOUT_MS } from './timeout';
 
 export { McpPool } from './pool';
-export { resolveMcpConfig } from './config';
-export { mcpResultText } from './result-text';
-export { tool, createSdkMcpServer, isSdkMcpServer, sdkServerTools } from './sdk-server';
-export type { SdkMcpToolDefinition, McpSdkServerConfigWithInstance } from './sdk-server';
-
-export { mcpToolTimeoutMsFromEnv } from './timeout';
+export { isSdkMcpServer, sdkServerTools } from './sdk-server';
+export type { McpSdkServerConfigWithInstance } from './sdk-server';
 
 export interface McpActivityOptions {
   /** How long one MCP call may take (ms): MCP_TOOL_TIMEOUT, read by the worker's settings. Default 10 minutes. */

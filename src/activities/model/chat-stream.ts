@@ -14,7 +14,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { SseParser } from '../../shared/sse';
 
-export const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 const MAX_REDIRECTS = 5;
 
 export interface ChatStreamOptions {

@@ -66,7 +66,7 @@ async function listModels(client: OpenAI): Promise<ModelListing[]> {
   }
 }
 
-export async function callModel(client: ChatStreamClient, deps: ModelDeps, input: CallModelInput): Promise<AssistantReply> {
+async function callModel(client: ChatStreamClient, deps: ModelDeps, input: CallModelInput): Promise<AssistantReply> {
   const schemaProblem = input.outputSchema && outputSchemaProblem(input.outputSchema);
   if (schemaProblem)
     throw ApplicationFailure.nonRetryable(`outputFormat.schema: not a usable JSON schema: ${schemaProblem}`, 'BadOutputSchema');

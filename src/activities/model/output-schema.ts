@@ -36,7 +36,7 @@ function draftOf(schema: Record<string, unknown>): Draft {
 }
 
 /** The schema compiled; throws with Ajv's reason when it is not a valid JSON schema. */
-export function compileOutputSchema(schema: Record<string, unknown>): ValidateFunction {
+function compileOutputSchema(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {

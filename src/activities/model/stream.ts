@@ -57,7 +57,7 @@ export interface RetryView {
 export type ReasoningEffort = 'low' | 'medium' | 'high';
 
 /** The parts of the request that differ between calls. */
-export interface ChatRequest {
+interface ChatRequest {
   messages: ChatCompletionMessageParam[];
   tools?: ChatCompletionTool[];
   reasoningEffort?: ReasoningEffort;

@@ -16,7 +16,7 @@ import { BASH_LIKE_SHELLS, INERT, OTHER_SHELLS, runsItsValue, WRAPPERS, type Wra
 /** Scripts inside scripts (`bash -c "eval 'sh -c …'"`) deeper than this are not followed. */
 const MAX_DEPTH = 8;
 /** A line longer than this is not analysed (it is one unknown command). */
-export const MAX_ANALYSED_CHARS = 100_000;
+const MAX_ANALYSED_CHARS = 100_000;
 
 /** Named node types this walker understands; any other makes its command unknown. */
 const KNOWN = new Set([
@@ -109,7 +109,7 @@ const NAME_ARGUMENTS: Record<string, 'all' | 'after -v'> = {
 };
 const COMPUTED_NAME = 'a variable name computed at run time can hold an array subscript that runs a command';
 
-export function basename(word: string): string {
+function basename(word: string): string {
   return word.slice(word.lastIndexOf('/') + 1);
 }
 

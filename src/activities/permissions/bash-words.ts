@@ -99,7 +99,7 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 };
 
 /** The body of `$'…'` as bash decodes it. */
-export function decodeAnsiC(body: string): string {
+function decodeAnsiC(body: string): string {
   let out = '';
   for (let i = 0; i < body.length; i++) {
     const c = body[i]!;

@@ -15,7 +15,7 @@ import { realpathDeep } from '../tools/paths';
 import { defaultToolOps, type ToolFs } from '../tools/ops';
 import { analyseBash } from './parser';
 
-export { analyseBash, bashParser } from './parser';
+export { analyseBash } from './parser';
 
 const PATH_FIELDS: Record<string, string> = {
   Read: 'file_path',
@@ -100,7 +100,7 @@ async function protectedFilesOf(fs: ToolFs, input: InspectCallInput, homeDir: st
 }
 
 /** Words of a hook command that name a file: `/abs/x.sh`, `./x.sh`, `~/x`, `$CLAUDE_PROJECT_DIR/x`. */
-export function scriptPaths(command: string, cwd: string, homeDir: string): string[] {
+function scriptPaths(command: string, cwd: string, homeDir: string): string[] {
   const out: string[] = [];
   for (const raw of command.split(/\s+/)) {
     const word = raw.replace(/^["']|["';&|)]+$/g, '').replace(/^\$\{?CLAUDE_PROJECT_DIR\}?/, cwd);

@@ -10,7 +10,7 @@ import { BashAnalyser } from './bash-analyse';
 
 let loading: Promise<Parser> | undefined;
 
-export function bashParser(): Promise<Parser> {
+function bashParser(): Promise<Parser> {
   return (loading ??= (async () => {
     await Parser.init();
     const wasm = createRequire(__filename).resolve('tree-sitter-bash/tree-sitter-bash.wasm');

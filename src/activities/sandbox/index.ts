@@ -29,15 +29,13 @@ import { findExecutable } from '../tools/which';
 import { bwrapArgs, expandPath, planMounts, type Mount } from './mounts';
 import { startNetworkProxy, type NetworkProxy } from './proxy';
 
-export { bwrapArgs, orderMounts, planMounts, type Mount } from './mounts';
-export { decide, isHostAddress, startNetworkProxy } from './proxy';
-
-export const BWRAP_ENV_VAR = 'DURABLE_AGENT_BWRAP';
-export const SANDBOX_ENV_VAR = 'DURABLE_AGENT_SANDBOX';
-export const SANDBOX_DENY_READ_ENV_VAR = 'DURABLE_AGENT_SANDBOX_DENY_READ';
+export { bwrapArgs, orderMounts } from './mounts';
+const BWRAP_ENV_VAR = 'DURABLE_AGENT_BWRAP';
+const SANDBOX_ENV_VAR = 'DURABLE_AGENT_SANDBOX';
+const SANDBOX_DENY_READ_ENV_VAR = 'DURABLE_AGENT_SANDBOX_DENY_READ';
 
 /** Settings files in the workspace that Bash never writes (relative to cwd). */
-export const PROJECT_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings.local.json'];
+const PROJECT_SETTINGS_FILES = ['.claude/settings.json', '.claude/settings.local.json'];
 
 /** Hidden from every sandboxed command, with the worker's key and settings files. */
 export const DEFAULT_DENY_READ = [
@@ -193,13 +191,13 @@ async function probe(bwrapPath: string | null, tmpRoot: string): Promise<{ avail
 }
 
 /** Where the proxy's socket appears inside the sandbox: /dev is the sandbox's own tmpfs, so bubblewrap can create the mount point. */
-export const PROXY_SOCKET_IN_SANDBOX = '/dev/.durable-agent-proxy.sock';
+const PROXY_SOCKET_IN_SANDBOX = '/dev/.durable-agent-proxy.sock';
 /** The bridge's port on the sandbox's own loopback (the namespace is the command's alone, so no clash). */
-export const PROXY_PORT = 3128;
+const PROXY_PORT = 3128;
 const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
 
 /** What a command through the proxy finds in its environment: every common spelling, and no bypass list. */
-export const PROXY_ENV: Record<string, string> = {
+const PROXY_ENV: Record<string, string> = {
   http_proxy: PROXY_URL,
   HTTP_PROXY: PROXY_URL,
   https_proxy: PROXY_URL,
@@ -217,7 +215,7 @@ export const PROXY_ENV: Record<string, string> = {
  * then becomes the command. If socat never listens, the command runs anyway and finds no proxy:
  * it fails closed, with no network.
  */
-export function bridgeScript(socat: string): string {
+function bridgeScript(socat: string): string {
   const listening = `0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')} 0A`;
   return (
     `'${socat.replace(/'/g, "'\\''")}' TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${PROXY_SOCKET_IN_SANDBOX} ` +

@@ -10,7 +10,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 
-export type MountKind =
+type MountKind =
   /** The session's private tmp dir, mounted at /tmp. */
   | 'tmp'
   | 'write'
@@ -117,7 +117,7 @@ export function expandPath(p: string, { cwd, home }: { cwd: string; home: string
 }
 
 /** The real path and whether it is a directory, or undefined when it does not exist. */
-export async function resolveExisting(p: string): Promise<{ path: string; isDirectory: boolean } | undefined> {
+async function resolveExisting(p: string): Promise<{ path: string; isDirectory: boolean } | undefined> {
   try {
     const real = await fsp.realpath(p);
     return { path: real, isDirectory: (await fsp.stat(real)).isDirectory() };

@@ -20,7 +20,7 @@ export interface ProxyPolicy {
   allowed?: readonly AllowedDomain[];
 }
 
-export type Verdict = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
+type Verdict = { ok: true; address: string; family: 4 | 6 } | { ok: false; reason: string };
 
 const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', 'fd00:ec2::23']);
 
@@ -28,7 +28,7 @@ const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', 'fd00:ec2::23']);
  * An IPv4-mapped IPv6 address as the IPv4 address it reaches, in any spelling (`::ffff:127.0.0.1`,
  * `::ffff:7f00:1` — the form a URL normalizes it to); other addresses unchanged (lower case).
  */
-export function unmap(address: string): string {
+function unmap(address: string): string {
   const a = address.toLowerCase();
   if (!net.isIPv6(a)) return a;
   const groups = expandV6(a).split(':');
@@ -44,7 +44,7 @@ export function unmap(address: string): string {
  * Whether `address` is the worker host itself or a link-local/metadata service next to it: every
  * address of every interface is read at each call, so an address added after start-up counts.
  */
-export function isHostAddress(address: string, interfaces = os.networkInterfaces()): boolean {
+function isHostAddress(address: string, interfaces = os.networkInterfaces()): boolean {
   const a = unmap(address);
   if (net.isIPv4(a)) {
     const [x, y] = a.split('.').map(Number) as [number, number];
@@ -86,7 +86,7 @@ function expandV6(a: string): string {
 }
 
 /** Whether `host:port` may be reached under `policy`, and at which address (one DNS lookup). */
-export async function decide(host: string, port: number, policy: ProxyPolicy): Promise<Verdict> {
+async function decide(host: string, port: number, policy: ProxyPolicy): Promise<Verdict> {
   const h = normalizeHost(host);
   if (!h || !(port >= 1 && port <= 65535)) return { ok: false, reason: `bad destination '${host}:${port}'` };
   const entry = policy.allowed ? matchAllowedDomain(h, port, policy.allowed) : undefined;

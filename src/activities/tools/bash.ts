@@ -13,9 +13,9 @@ import type { ToolContext } from '../../shared/tools';
 import { killGroup, type ToolOps } from './ops';
 import { toolError, toolOk, type ToolDefinition } from './types';
 
-export const BASH_DEFAULT_TIMEOUT_MS = 120_000;
+const BASH_DEFAULT_TIMEOUT_MS = 120_000;
 export const BASH_MAX_TIMEOUT_MS = 600_000;
-export const BASH_MAX_OUTPUT_CHARS = 30_000;
+const BASH_MAX_OUTPUT_CHARS = 30_000;
 const HEARTBEAT_EVERY_MS = 1_000;
 
 export const BASH_INTERRUPTED_MESSAGE =

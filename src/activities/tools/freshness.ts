@@ -6,8 +6,8 @@
 import type { FileStat, ToolFs } from './ops';
 import { errnoCode } from './types';
 
-export const NOT_READ_MESSAGE = 'File has not been read yet. Read it first before writing to it.';
-export const MODIFIED_MESSAGE =
+const NOT_READ_MESSAGE = 'File has not been read yet. Read it first before writing to it.';
+const MODIFIED_MESSAGE =
   'File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.';
 
 export type Freshness = { ok: true; stat: FileStat | null } | { ok: false; error: string };

@@ -7,8 +7,8 @@ import { realpathDeep, resolveToolPath } from './paths';
 import { toolError, toolOk, type ToolDefinition, type ToolExecContext } from './types';
 import { walkFiles } from './walk';
 
-export const GLOB_MAX_RESULTS = 100;
-export const GLOB_TRUNCATED_NOTE = '(Results are truncated. Consider using a more specific path or pattern.)';
+const GLOB_MAX_RESULTS = 100;
+const GLOB_TRUNCATED_NOTE = '(Results are truncated. Consider using a more specific path or pattern.)';
 
 export const GlobInput = z.strictObject({
   pattern: z.string().min(1).describe('The glob pattern to match files against'),
@@ -23,7 +23,7 @@ export const GlobInput = z.strictObject({
 export type GlobInput = z.infer<typeof GlobInput>;
 
 /** Searching needs a directory: the base `path` checked against the policy and the Read rules, or an error text. */
-export async function searchDir(
+async function searchDir(
   dir: string,
   ctx: ToolExecContext,
   tool = 'Glob',

@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { ToolOps } from './ops';
 import { RG_TYPES, type GrepHits, type GrepLine, type GrepQuery, type GrepRun } from './grep-types';
 
-export function ripgrepArgs(q: GrepQuery): string[] {
+function ripgrepArgs(q: GrepQuery): string[] {
   const args = ['--no-config', '--hidden', '--no-ignore', '--sort', 'path'];
   for (const g of q.globs) args.push('--glob', g);
   if (q.ignoreCase) args.push('-i');

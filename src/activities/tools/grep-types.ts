@@ -3,7 +3,7 @@
  * feed one formatter and the model sees the same text either way.
  */
 
-export type GrepMode = 'content' | 'files_with_matches' | 'count';
+type GrepMode = 'content' | 'files_with_matches' | 'count';
 
 export interface GrepQuery {
   pattern: string;

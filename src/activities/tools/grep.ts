@@ -8,8 +8,8 @@ import { guardViolation, leftOutNote, readDenied, searchExclusions } from './pat
 import { resolveToolPath } from './paths';
 import { plural, toolError, toolOk, type ToolDefinition } from './types';
 
-export const GREP_DEFAULT_HEAD_LIMIT = 250;
-export const GREP_MAX_COLUMNS = 500;
+const GREP_DEFAULT_HEAD_LIMIT = 250;
+const GREP_MAX_COLUMNS = 500;
 
 const contentOnly = 'Requires output_mode: "content", ignored otherwise.';
 export const GrepInput = z.strictObject({
@@ -47,7 +47,7 @@ export const GrepInput = z.strictObject({
 export type GrepInput = z.infer<typeof GrepInput>;
 
 /** Claude Code's reading of `glob`: whitespace- or comma-separated, except inside braces. */
-export function splitGlobs(glob: string | undefined): string[] {
+function splitGlobs(glob: string | undefined): string[] {
   const out: string[] = [];
   for (const raw of (glob ?? '').split(/\s+/).filter(Boolean)) {
     if (raw.includes('{') && raw.includes('}')) out.push(raw);
@@ -61,10 +61,7 @@ function cutColumns(text: string): string {
 }
 
 /** rg's own layout: `path:N:text` for matches, `path-N-text` for context, `--` between groups. */
-export function formatContentLines(
-  files: { file: string; lines: GrepLine[] }[],
-  opts: { lineNumbers: boolean; context: boolean },
-): string[] {
+function formatContentLines(files: { file: string; lines: GrepLine[] }[], opts: { lineNumbers: boolean; context: boolean }): string[] {
   const out: string[] = [];
   let prev: { file: string; n: number } | undefined;
   for (const { file, lines } of files) {

@@ -31,7 +31,7 @@ export interface FileStat {
   mtimeMs: number;
 }
 
-export interface DirEntry {
+interface DirEntry {
   name: string;
   type: 'file' | 'dir' | 'symlink' | 'other';
 }
@@ -42,7 +42,7 @@ export interface DirEntry {
  * before a byte is read or written; it throws to refuse. Checking the path before opening leaves a
  * gap a swapped symlink could use; checking the opened file does not.
  */
-export interface OpenCheck {
+interface OpenCheck {
   verify(openedPath: string): void;
 }
 

@@ -22,7 +22,7 @@ export class PathGuardError extends Error {
   }
 }
 
-export function guardBases(guard: PathGuard): PathBases {
+function guardBases(guard: PathGuard): PathBases {
   return {
     cwd: guard.bases.cwd,
     ...(guard.bases.projectRoot ? { projectRoot: guard.bases.projectRoot } : {}),

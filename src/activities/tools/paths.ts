@@ -47,7 +47,7 @@ export async function realpathDeep(fs: ToolFs, p: string, hops = 0): Promise<str
   return realpathDeep(fs, path.resolve(realParent, target), hops + 1);
 }
 
-export function isInside(child: string, root: string): boolean {
+function isInside(child: string, root: string): boolean {
   if (root === '/') return child.startsWith('/');
   return child === root || child.startsWith(`${root}/`);
 }

@@ -11,11 +11,11 @@ import { guardViolation, openCheck } from './path-guard';
 import { resolveToolPath, stampsFor } from './paths';
 import { errnoCode, toolError, toolOk, type ToolDefinition } from './types';
 
-export const READ_DEFAULT_LIMIT = 2_000;
-export const READ_MAX_LINE_CHARS = 2_000;
-export const READ_MAX_FILE_BYTES = 256 * 1024;
+const READ_DEFAULT_LIMIT = 2_000;
+const READ_MAX_LINE_CHARS = 2_000;
+const READ_MAX_FILE_BYTES = 256 * 1024;
 /** Below the registry's cap, so Read itself says where to continue. */
-export const READ_MAX_OUTPUT_CHARS = MAX_TOOL_RESULT_CHARS - 2_000;
+const READ_MAX_OUTPUT_CHARS = MAX_TOOL_RESULT_CHARS - 2_000;
 const BINARY_SNIFF_BYTES = 8 * 1024;
 
 export const ReadInput = z.strictObject({
@@ -36,7 +36,7 @@ export const ReadInput = z.strictObject({
 export type ReadInput = z.infer<typeof ReadInput>;
 
 /** `cat -n` style: `     1\tline`. */
-export function numberLine(n: number, line: string): string {
+function numberLine(n: number, line: string): string {
   return `${String(n).padStart(6, ' ')}\t${line}`;
 }
 

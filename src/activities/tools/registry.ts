@@ -37,7 +37,7 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 }
 
 /** Claude Code's wording: "InputValidationError: Read failed due to the following issue: …". */
-export function formatInputError(toolName: string, error: z.ZodError, input: unknown): string {
+function formatInputError(toolName: string, error: z.ZodError, input: unknown): string {
   const lines: string[] = [];
   for (const issue of error.issues) {
     const name = issue.path.map(String).join('.');
@@ -59,7 +59,7 @@ export function formatInputError(toolName: string, error: z.ZodError, input: unk
   return `InputValidationError: ${toolName} failed due to the following issue${lines.length === 1 ? '' : 's'}:\n${lines.join('\n')}`;
 }
 
-export function toolSpec(tool: ToolDefinition): ToolSpec {
+function toolSpec(tool: ToolDefinition): ToolSpec {
   const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(tool.schema, { io: 'input', unrepresentable: 'any' }) as Record<
     string,
     unknown

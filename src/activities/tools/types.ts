@@ -36,7 +36,7 @@ export interface ToolDefinition<I = any> {
   execute(input: I, ctx: ToolExecContext): Promise<string | ToolOutcome>;
 }
 
-export type RegistryExecContext = Omit<ToolExecContext, 'context' | 'ops'> & { ops?: ToolOps };
+type RegistryExecContext = Omit<ToolExecContext, 'context' | 'ops'> & { ops?: ToolOps };
 
 export interface ToolRegistry {
   /** JSON Schema via `z.toJSONSchema`, in registration order (built-ins first). */

@@ -32,7 +32,7 @@ export interface CheckpointDeps {
   pushTimeoutMs?: number;
 }
 
-export const DEFAULT_PUSH_TIMEOUT_MS = 120_000;
+const DEFAULT_PUSH_TIMEOUT_MS = 120_000;
 
 /** The checkpoint is neither in this host's repository nor (when one is set) in the remote: retrying cannot help. */
 export class CheckpointUnavailable extends Error {}
@@ -72,7 +72,7 @@ const exists = (p: string) =>
   );
 
 /** The host's checkpoint repository, made (under a lock, in a temp folder renamed into place) if missing. */
-export async function ensureCheckpointRepo(deps: CheckpointDeps): Promise<string> {
+async function ensureCheckpointRepo(deps: CheckpointDeps): Promise<string> {
   const { dir, lock } = checkpointRepoPaths(deps.root);
   if (await exists(path.join(dir, 'HEAD'))) return dir;
   await withDirLock(

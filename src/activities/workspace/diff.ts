@@ -20,7 +20,7 @@ export interface DiffDeps {
 
 export class NoWorkspace extends Error {}
 
-export async function readMeta(p: SessionPaths, sessionId: string): Promise<SessionMeta> {
+async function readMeta(p: SessionPaths, sessionId: string): Promise<SessionMeta> {
   let meta: SessionMeta;
   try {
     meta = JSON.parse(await fsp.readFile(p.meta, 'utf8')) as SessionMeta;

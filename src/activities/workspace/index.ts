@@ -17,8 +17,7 @@ import { NotADirectory, provision } from './provision';
 import { restore, RestoreRefused } from './restore';
 import { verify } from './verify';
 
-export { cleanupWorkspaces, type CleanupOptions, type CleanupReport } from './cleanup';
-export { hostQueueFor, workspacesRoot, WORKSPACES_ENV_VAR } from './layout';
+export { hostQueueFor, workspacesRoot } from './layout';
 export { runGit, type GitRunner } from './git';
 
 export interface WorkspaceActivityOptions {

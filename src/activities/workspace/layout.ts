@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { workspaceSlug } from '../../shared/workspace';
 
-export const WORKSPACES_ENV_VAR = 'DURABLE_AGENT_WORKSPACES';
+const WORKSPACES_ENV_VAR = 'DURABLE_AGENT_WORKSPACES';
 
 /** `DURABLE_AGENT_WORKSPACES`, else `${XDG_CACHE_HOME:-~/.cache}/durable-agent/workspaces`. */
 export function workspacesRoot(env: NodeJS.ProcessEnv, home = os.homedir()): string {
@@ -26,7 +26,7 @@ export function hostQueueFor(toolsQueue: string, host = os.hostname()): string {
   return toolsQueue.endsWith(`@${host}`) ? toolsQueue : `${toolsQueue}@${host}`;
 }
 
-export const sha256hex = (s: string): string => createHash('sha256').update(s).digest('hex');
+const sha256hex = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 /** Prefix of a folder being made; never a session's folder, removed when found by a later attempt. */
 export const TEMP_PREFIX = '.tmp-';

@@ -10,7 +10,7 @@ import { mirrorPaths, tempFolderFor } from './layout';
 import { withDirLock } from './lock';
 
 /** A branch or tag name resolved in a mirror fetched longer ago than this is fetched again first. */
-export const MIRROR_FRESH_MS = 60_000;
+const MIRROR_FRESH_MS = 60_000;
 
 export class RefNotFound extends Error {}
 

@@ -11,7 +11,7 @@ import type { ToolOps } from '../tools/ops';
 export const VERIFY_TAIL_BYTES = 4 * 1024;
 
 /** Keeps the last `max` bytes of what it is given (cut at a character boundary). */
-export class TailCapture implements OutputSink {
+class TailCapture implements OutputSink {
   private chunks: Buffer[] = [];
   private bytes = 0;
   constructor(private readonly max = VERIFY_TAIL_BYTES) {}

@@ -7,9 +7,7 @@
 import { commandStart, FD_PREFIX, innerScript, REDIRECTIONS, Unanalysable, type BashWord } from './bash-words';
 import { readHeredocBodies, readHeredocOperator, type Heredoc } from './bash-heredoc';
 
-export type { BashWord } from './bash-words';
-
-export interface BashPart {
+interface BashPart {
   /** Source text of one simple command, leading keywords (`if`, `then`, `do`, `!`, `{`…) removed. */
   text: string;
   words: BashWord[];

@@ -42,7 +42,7 @@ export interface PermissionRequest {
   protectedTarget?: string;
 }
 
-export interface RuleMatch {
+interface RuleMatch {
   rule: string;
   list: RuleList;
   source?: string;
@@ -52,7 +52,7 @@ export interface RuleMatch {
   unchecked?: string;
 }
 
-export type DecisionReason = 'rule' | 'mode' | 'readOnly' | 'noRule';
+type DecisionReason = 'rule' | 'mode' | 'readOnly' | 'noRule';
 
 export type PermissionDecision =
   | { behavior: 'allow'; reason: DecisionReason; matched: RuleMatch[] }
@@ -261,7 +261,7 @@ function unique(xs: string[]): string[] {
 }
 
 /** Host of an http(s) URL, lower-cased, without port or credentials (no URL global in workflow code). */
-export function hostOf(url: string | undefined): string | undefined {
+function hostOf(url: string | undefined): string | undefined {
   const m = url ? /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]+)/i.exec(url) : null;
   return m ? m[1]!.toLowerCase() : undefined;
 }

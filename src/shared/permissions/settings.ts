@@ -68,7 +68,7 @@ export const HooksSettings = sharedSchema('settings.HooksSettings', () =>
 );
 export type HooksSettings = Partial<Record<HookEvent, HookMatcher[]>>;
 
-export const PermissionsSettings = sharedSchema('settings.PermissionsSettings', () =>
+const PermissionsSettings = sharedSchema('settings.PermissionsSettings', () =>
   z
     .object({
       allow: PermissionRuleList.optional(),
@@ -102,7 +102,7 @@ export class SettingsError extends ConfigError {
 }
 
 /** Settings sources, lowest precedence first (a later one wins where values conflict). */
-export const SETTINGS_SOURCES = ['user', 'project', 'local', 'flag', 'session'] as const;
+const SETTINGS_SOURCES = ['user', 'project', 'local', 'flag', 'session'] as const;
 export type SettingsSource = (typeof SETTINGS_SOURCES)[number];
 
 export interface SettingsLayer {

@@ -20,7 +20,7 @@
  */
 import type { FleetReport, FleetShare, RateLimitBlock } from '../../shared/rate-limit';
 
-export interface WorkerEntry {
+interface WorkerEntry {
   seenMs: number;
   /** Its learned part of the limit, as last reported. */
   learned: number;
@@ -48,7 +48,7 @@ export interface FleetState {
 /** 429s within this long of a cut are the same overshoot, not a new one. */
 export const CUT_COOLDOWN_MS = 2_000;
 /** Workers report at least this often while they have calls, more slowly as the fleet grows. */
-export const MIN_SYNC_MS = 1_000;
+const MIN_SYNC_MS = 1_000;
 const SYNC_MS_PER_WORKER = 250;
 
 export function initialFleetState(block?: RateLimitBlock): FleetState {
@@ -59,7 +59,7 @@ export function initialFleetState(block?: RateLimitBlock): FleetState {
 export const fleetLimit = (state: FleetState): number => Object.values(state.workers).reduce((n, w) => n + w.learned, 0);
 
 /** How often workers report, for a fleet of `n`: one report per 250 ms at the workflow, at most one a second per worker. */
-export const syncEveryMs = (n: number): number => Math.max(MIN_SYNC_MS, n * SYNC_MS_PER_WORKER);
+const syncEveryMs = (n: number): number => Math.max(MIN_SYNC_MS, n * SYNC_MS_PER_WORKER);
 /** How long a worker that stopped reporting keeps its place. */
 export const leaseMs = (n: number): number => Math.max(20_000, 3 * syncEveryMs(n));
 

@@ -14,9 +14,9 @@ import type { SessionConfig } from '../../shared/config';
 import { PATCHES } from '../../shared/compat';
 
 /** At most one report per this much workflow time… */
-export const REPORT_EVERY_MS = 30_000;
+const REPORT_EVERY_MS = 30_000;
 /** …unless the spend grew by this share of the session's cap since the last one. */
-export const REPORT_STEP = 0.1;
+const REPORT_STEP = 0.1;
 
 /** Returns the function to call with the session's total cost after each model call, or undefined when it has no batch budget to report to. */
 export function batchSpendReporter(config: SessionConfig): ((costUsd: number) => void) | undefined {

@@ -17,7 +17,7 @@ import { PATCHES } from '../../shared/compat';
 export const POLLER_FRESH_MS = 75_000;
 
 /** The failure type a session ends with when its host is lost and its folder cannot be restored. */
-export const HOST_LOST = 'WorkspaceHostLost';
+const HOST_LOST = 'WorkspaceHostLost';
 
 export function hostLostFailure(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: HOST_LOST, message, nonRetryable: true });

@@ -252,7 +252,7 @@ export function byteBoundedPage<T>(items: T[], maxBytes = QUERY_PAGE_BYTES): T[]
 }
 
 /** The `checkpoints` query (ARCHITECTURE.md#checkpoints). */
-export function checkpointsView(state: LoopState): CheckpointsView {
+function checkpointsView(state: LoopState): CheckpointsView {
   const cp = state.checkpoints;
   return {
     turns: sessionTurn(state),

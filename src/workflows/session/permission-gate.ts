@@ -42,7 +42,7 @@ export type GateResult =
 const FILE_TOOLS = new Set([...EDIT_TOOLS, ...READ_TOOLS]);
 
 /** The session's rules: its options, what settings files added, and answers given with `always`. */
-export function sessionRules(state: LoopState): PermissionRules {
+function sessionRules(state: LoopState): PermissionRules {
   const cfg = state.config;
   const fromFiles = state.settings ?? { allow: [], deny: [], ask: [] };
   return parseRules({
@@ -95,7 +95,7 @@ async function callFacts(deps: GateDeps, call: ToolUseBlock, rules: PermissionRu
   }
 }
 
-export function decidePermission(
+function decidePermission(
   state: LoopState,
   call: ToolUseBlock,
   spec: ToolSpec,

@@ -116,7 +116,7 @@ function settingsInput(cfg: LoopState['config'], resumed: SessionSettings | unde
 }
 
 /** The `system` warning of a resume whose settings files changed: which, and what was done instead. */
-export function settingsChangedWarning(files: readonly string[]): string {
+function settingsChangedWarning(files: readonly string[]): string {
   return (
     `Settings files changed since this session started and were not applied: ${files.join(', ')}. ` +
     'The session keeps the settings it started with (the model may have written these files); ' +

@@ -57,9 +57,6 @@ export function newTurnRecord(): TurnRecord {
   return { errors: [], stopReason: null, doneMessage: null, stopHookContinuations: 0, hookStop: null };
 }
 
-/** What `loadSettings` returned at start: rules and which events have hooks (never commands). */
-export type { SessionSettings } from '../../shared/hooks';
-
 export interface LoopState {
   schemaVersion: number;
   sessionId: string;
@@ -147,7 +144,7 @@ export interface LoopState {
   hostPin?: { host: string; hostQueue: string };
 }
 
-export interface CheckpointsState {
+interface CheckpointsState {
   /** The session's first run id: names this run's refs (a resume under the same id is another). */
   run: string;
   list: CheckpointRecord[];
@@ -174,7 +171,7 @@ export interface WorkspaceState {
 }
 
 /** Durable human approval (ARCHITECTURE.md#durable-approval). */
-export interface Approvals {
+interface Approvals {
   pending: PendingPermission[];
   /** Answers received and not yet taken by the waiting call, by request id. */
   answers: Record<string, PermissionAnswer>;
@@ -184,20 +181,20 @@ export interface Approvals {
 }
 
 /** Hook requests to the client: pending, and answers received but not yet taken by the waiting hook. */
-export interface HookRequests {
+interface HookRequests {
   pending: PendingHookRequest[];
   answers: Record<string, HookAnswer>;
   nextId: number;
 }
 
 /** Tool calls sent to the client: pending, and answers received but not yet taken by the waiting call. */
-export interface ToolRequests {
+interface ToolRequests {
   pending: PendingToolRequest[];
   answers: Record<string, ToolAnswer>;
   nextId: number;
 }
 
-export function noApprovals(): Approvals {
+function noApprovals(): Approvals {
   return { pending: [], answers: {}, nextId: 0, sessionAllowRules: [] };
 }
 
@@ -206,7 +203,7 @@ export function noApprovals(): Approvals {
  * when its starter set them (`searchAttributesAtStart`), else nothing. A config field rather than
  * `patched()`: each patch in a new session upserts `TemporalChangeVersion`, the very write this saves.
  */
-export function indexedAtStart(config: SessionConfig): LoopState['indexed'] {
+function indexedAtStart(config: SessionConfig): LoopState['indexed'] {
   return config.searchAttributes && config.searchAttributesAtStart
     ? { status: 'running', model: config.model, turns: 0 }
     : { status: '', model: '', turns: -1 };
@@ -380,7 +377,7 @@ export function recordFileStamps(state: LoopState, stamps: { path: string; mtime
   for (const s of stamps ?? []) state.fileStamps[normalizePath(s.path)] = s.mtimeMs;
 }
 
-export function lastAssistantText(state: LoopState): string {
+function lastAssistantText(state: LoopState): string {
   for (let i = state.messages.length - 1; i >= 0; i--) {
     const m = state.messages[i]!;
     if (m.role !== 'assistant') continue;

@@ -57,7 +57,7 @@ export function taskToolVisible(cfg: Pick<SessionConfig, 'agents' | 'disallowedT
 }
 
 /** The child's workflow id: the parent's and the call's, so a retried turn never starts it twice. */
-export function subagentWorkflowId(parentId: string, toolUseId: string): string {
+function subagentWorkflowId(parentId: string, toolUseId: string): string {
   return `${parentId}/task/${toolUseId}`;
 }
 
@@ -73,7 +73,7 @@ function narrowTools(parent: string[] | undefined, agent: string[] | undefined):
 }
 
 /** A child session's options: the parent's settings, rules narrowed never widened, the agent's prompt, tools and model. */
-export function childOptions(
+function childOptions(
   state: LoopState,
   call: { id: string; prompt: string; agentType: string },
   def: AgentDefinition,

@@ -32,8 +32,7 @@ export interface ContextDeps {
   beforeCompact?(trigger: 'auto' | 'manual'): Promise<void>;
 }
 
-export const CUT_OFF_NOTICE =
-  'Your previous response was cut off at the output token limit. Continue from where it stopped, in smaller steps.';
+const CUT_OFF_NOTICE = 'Your previous response was cut off at the output token limit. Continue from where it stopped, in smaller steps.';
 
 /**
  * Before a model call: trim old tool output and deliver notices. When the context is near the
