@@ -9,6 +9,7 @@ import { Runtime } from '@temporalio/worker';
 import { connectWithRetry, createWorker } from './worker';
 import { deploymentFromEnv, deploymentProblem, type WorkerDeployment } from './deployment';
 import { telemetryFromEnv } from './telemetry';
+import { fastWorkflowStacksFromEnv } from './bundle';
 import { describeSandbox, sandboxOptionsFromEnv } from '../activities/sandbox';
 import { BASH_MAX_TIMEOUT_MS } from '../activities/tools/bash';
 
@@ -24,6 +25,7 @@ Tracing: off unless OTEL_TRACES_EXPORTER (otlp|console) or OTEL_EXPORTER_OTLP_EN
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, OPENAI_BASE_URL, OPENAI_API_KEY, DURABLE_AGENT_PRICING_FILE,
 DURABLE_AGENT_SCRUB_ENV (extra variable names Bash children must not see),
 DURABLE_AGENT_WORKFLOW_BUNDLE (a prebuilt workflow bundle file; skips bundling at start-up),
+DURABLE_AGENT_FAST_WORKFLOW_STACKS=1 (no stack-trace query, workflow errors not source-mapped; saves CPU per turn),
 DURABLE_AGENT_ENCRYPTION_KEYS (id:base64key,… — encrypt payloads; the first key is current),
 DURABLE_AGENT_COMPRESS=1 (compress payloads over 1 KiB). See docs/ENCRYPTION.md.
 DURABLE_AGENT_SANDBOX (auto|required|off, or JSON settings: sessions that set no sandbox),
@@ -107,6 +109,13 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     console.error((e as Error).message);
     return 2;
   }
+  let fastWorkflowStacks: boolean;
+  try {
+    fastWorkflowStacks = fastWorkflowStacksFromEnv();
+  } catch (e) {
+    console.error((e as Error).message);
+    return 2;
+  }
   const address = values.address ?? process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
   const log = (l: string) => console.error(`[worker] ${l}`);
   const abort = new AbortController();
@@ -125,6 +134,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     ...(deployment ? { deployment } : {}),
     maxModelCallsPerSecond: rate ? Number(rate) : undefined,
     payloadCodecs,
+    fastWorkflowStacks,
     // SIGTERM drains: in-flight tool calls and model calls finish (a Bash command may run for up
     // to its 10-minute maximum) before their attempts would be cancelled; SIGKILL still ends it.
     shutdownGraceMs: DRAIN_GRACE_MS,
@@ -140,7 +150,8 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   log(
     `connected to ${address}; model endpoint ${process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}; ${describeCodecs(payloadCodecs)}` +
       `${sandbox ? `; ${describeSandbox(sandbox)}` : ''}` +
-      `${deployment ? `; deployment ${deployment.name} build ${deployment.buildId}` : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
+      `${deployment ? `; deployment ${deployment.name} build ${deployment.buildId}` : ''}` +
+      `${fastWorkflowStacks ? '; fast workflow stacks (no stack-trace query)' : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
   );
   await worker.run();
   await connection.close();
