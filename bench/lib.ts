@@ -9,8 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { bundleSessionWorkflows, PRELOADED_MODULES, SESSION_BUNDLER_OPTIONS, WORKFLOWS_PATH } from '../src/worker/bundle';
+import { bundleSessionWorkflows, fastWorkflowStacksFromEnv } from '../src/worker/bundle';
 import { bundleWithoutPreload, quietBundlerLogger } from '../src/testing/workflow-modules';
 import type { CreateWorkerOptions } from '../src/worker/worker';
 import type { DevServer, DevServerOptions } from '../src/server/dev-server';
@@ -176,23 +175,19 @@ export { pool } from '../src/client/pool';
 
 /**
  * The session workflow bundled once into `dir`, for worker processes (DURABLE_AGENT_WORKFLOW_BUNDLE).
- * `BENCH_PLAIN_BUNDLE=1` builds it without the shared-library preload
- * (ARCHITECTURE.md#shared-libraries), to compare a run with it against one without;
- * `BENCH_NO_STACK_PATCH=1` without `stack-traces.ts` only, so the SDK's promise hook records
- * every promise's stack as it does by default (ARCHITECTURE.md#workflow-stack-traces).
+ * `fastWorkflowStacks` (default DURABLE_AGENT_FAST_WORKFLOW_STACKS, which the worker processes
+ * inherit and check the bundle against) preloads `stack-traces.ts`, so the SDK's promise hook
+ * records no stacks (ARCHITECTURE.md#workflow-stack-traces); a worker given this bundle needs
+ * the same setting. `BENCH_PLAIN_BUNDLE=1` builds it without any preload (neither the shared
+ * libraries, ARCHITECTURE.md#shared-libraries, nor the stack-trace patches), to compare a run with
+ * the shared libraries against one without.
  */
-export async function writeBundle(dir: string): Promise<string> {
+export async function writeBundle(dir: string, opts: { fastWorkflowStacks?: boolean } = {}): Promise<string> {
+  const fastWorkflowStacks = opts.fastWorkflowStacks ?? fastWorkflowStacksFromEnv();
   const { code } = process.env.BENCH_PLAIN_BUNDLE
     ? await bundleWithoutPreload()
-    : process.env.BENCH_NO_STACK_PATCH
-      ? await bundleWorkflowCode({
-          workflowsPath: WORKFLOWS_PATH,
-          ...SESSION_BUNDLER_OPTIONS,
-          preloadModules: PRELOADED_MODULES.filter((m) => !/[\\/]stack-traces(\.[jt]s)?$/.test(m)),
-          logger: quietBundlerLogger,
-        })
-      : await bundleSessionWorkflows({ logger: quietBundlerLogger });
-  const file = path.join(dir, 'workflow-bundle.js');
+    : await bundleSessionWorkflows({ fastWorkflowStacks, logger: quietBundlerLogger });
+  const file = path.join(dir, fastWorkflowStacks ? 'workflow-bundle-fast-stacks.js' : 'workflow-bundle.js');
   writeFileSync(file, code);
   return file;
 }

@@ -24,8 +24,9 @@
  * line of figures: crashes by kind, restarts, sessions finished, turns/s, and the activations the
  * watchdog timed out without a crash (the SDK fails those workflow tasks; the server retries them).
  *
- * `BENCH_NO_STACK_PATCH=1` runs it without `src/workflows/stack-traces.ts` in the bundle's preload
- * list (the SDK's promise hook recording every promise's stack, its default).
+ * By default the workers keep the SDK's promise hook recording every promise's stack;
+ * `DURABLE_AGENT_FAST_WORKFLOW_STACKS=1` runs them with `src/workflows/stack-traces.ts` preloaded
+ * instead (the worker option `fastWorkflowStacks`, ARCHITECTURE.md#workflow-stack-traces).
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -34,6 +35,7 @@ import { parseArgs } from 'node:util';
 import type { Duration } from '@temporalio/common';
 import type { SessionHandle } from '../src/client/client';
 import { WORKFLOW_ACTIVATION_TIMEOUT } from '../src/worker/worker';
+import { fastWorkflowStacksFromEnv } from '../src/worker/bundle';
 import { addLoadScenario, loadSession, tuningFor } from './throughput';
 import { cpuMs, load, machine, pool, sleep, spawnBenchWorker, startBenchStack, table, writeBundle, type BenchWorker } from './lib';
 
@@ -242,7 +244,7 @@ if (require.main === module) {
     (r) => {
       console.log(`\n## Workflow-thread crash under starvation`);
       console.log(
-        `machine: ${machine()}; ${loadBefore} before, ${load()} after; bundle: ${process.env.BENCH_NO_STACK_PATCH ? 'without' : 'with'} stack-traces.ts`,
+        `machine: ${machine()}; ${loadBefore} before, ${load()} after; bundle: ${fastWorkflowStacksFromEnv() ? 'with' : 'without'} stack-traces.ts (DURABLE_AGENT_FAST_WORKFLOW_STACKS)`,
       );
       console.log(
         table([

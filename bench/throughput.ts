@@ -4,7 +4,7 @@
  * step per turn) at the same concurrency on the same server: achieved turns/s, ours/bare, and the
  * worker's RSS per live session.
  *
- *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port [--server-metrics URL[,URL…]]] [--sticky-timeout 10s] [--reps 1] [--provider] [--worker-nice 10]
+ *   npx tsx bench/throughput.ts [--sessions 100,500,1000] [--turns 10] [--latency-ms 1000] [--address host:port [--server-metrics URL[,URL…]]] [--sticky-timeout 10s] [--reps 1] [--provider] [--fast-stacks] [--worker-nice 10]
  *
  * `--address` runs against a server already running (e.g. `durable-agent server --postgres …`);
  * without it, a dev server of our own (SQLite file in a temp dir, the defaults of
@@ -34,6 +34,12 @@
  * `--provider` adds a third loop at each level: the bare loop whose model step makes the same
  * streamed call to the scripted provider as ours (as bench/per-turn-overhead.ts's row), so the
  * provider's HTTP exchange, which shares these cores, is on both sides of `ours/this`.
+ *
+ * `--fast-stacks` adds a loop at each level, right after ours: ours again with the worker option
+ * `fastWorkflowStacks` (ARCHITECTURE.md#workflow-stack-traces: no stack per promise for the SDK's
+ * stack-trace query, errors not source-mapped), printed as `ours+fast-stacks` with its rate and
+ * worker CPU per turn beside ours'. Ours then runs with the SDK's stacks (the default) whatever
+ * DURABLE_AGENT_FAST_WORKFLOW_STACKS says; without the flag, ours follows that variable.
  *
  * `--reps N` runs each level N times, ours first on odd reps and bare first on even ones (what
  * warms up on the server is not charged to one loop), and judges the target by the median of the
@@ -67,6 +73,7 @@ import { diff, scrapeAll, total, type Counters } from './server-metrics';
 import type { CreateWorkerOptions } from '../src/worker/worker';
 import type { bareLoop } from './bare/workflows';
 import type { BareProviderCall } from './bare/api';
+import { fastWorkflowStacksFromEnv } from '../src/worker/bundle';
 import {
   cpuMs,
   load,
@@ -124,7 +131,7 @@ export const loadSession = (ws: string): SessionOptions => ({
   permissionMode: 'bypassPermissions',
 });
 
-type Loop = 'ours' | 'bare' | 'bare+provider';
+type Loop = 'ours' | 'ours+fast-stacks' | 'bare' | 'bare+provider';
 /** Model-call start times (epoch ms): every call, and each loop's first. */
 interface ModelCallStarts {
   starts: number[];
@@ -149,6 +156,8 @@ interface Run {
   idleRss: number;
   peakRss: number;
   cpu: { worker: number; server: number; bench: number };
+  /** The worker's CPU time over the whole run (first start to last finish) per turn done, ms. */
+  workerCpuPerTurnMs: number;
   /** The dev server's write calls and bytes to disk per turn over the run (NaN for a server that is not ours). */
   serverWrites: { calls: number; bytes: number };
   failed: number;
@@ -170,6 +179,8 @@ interface Level {
   rep: number;
   idealTurnsPerS: number;
   ours: Run;
+  /** Ours with the worker option `fastWorkflowStacks` (`--fast-stacks`). */
+  oursFast?: Run;
   bare: Run;
   /** The bare loop whose model step makes the same streamed provider call as ours (`--provider`). */
   bareProvider?: Run;
@@ -252,6 +263,8 @@ export async function throughput(opts: {
   serverMetrics?: string[];
   /** Also run the bare loop with the same provider call in its model step, after bare at each level. */
   provider?: boolean;
+  /** Also run ours with `fastWorkflowStacks` at each level, beside ours with the SDK's stacks. */
+  fastStacks?: boolean;
 }): Promise<Level[]> {
   const loadBefore = load();
   const workerNice = opts.workerNice ?? 10;
@@ -273,7 +286,10 @@ export async function throughput(opts: {
   const metricsUrls = opts.serverMetrics ?? (server?.metricsUrl ? [server.metricsUrl] : undefined);
   const client = stack.client;
   const bareClient = new Client({ connection: stack.clientConnection });
-  const bundlePath = await writeBundle(dir);
+  // Ours' workflow stacks: the SDK's beside a fast-stacks loop, else as DURABLE_AGENT_FAST_WORKFLOW_STACKS says.
+  const oursFastStacks = opts.fastStacks ? false : fastWorkflowStacksFromEnv();
+  const bundlePath = await writeBundle(dir, { fastWorkflowStacks: oursFastStacks });
+  const fastBundlePath = opts.fastStacks ? await writeBundle(dir, { fastWorkflowStacks: true }) : undefined;
   const { ws, readTurn } = addLoadScenario(model, dir, opts);
   // The bare loop with a provider call asks for this one turn on every step: the reply a session's turn gets, as late.
   model.addScenario({ name: 'bare-call', turns: [readTurn] });
@@ -304,6 +320,7 @@ export async function throughput(opts: {
     });
     const work0 = metricsUrls ? await scrapeAll(metricsUrls) : undefined;
     const writes0 = serverPid ? writesOf(serverPid) : undefined;
+    const workerCpuStart = cpuMs(worker.pid);
     const tStart = Date.now();
     const { waits, workflows } = await startAll();
     const tAllStarted = Date.now();
@@ -331,6 +348,7 @@ export async function throughput(opts: {
       watch.stop();
     }
     const tEnd = Date.now();
+    const workerCpuEnd = cpuMs(worker.pid);
     const writes1 = serverPid ? writesOf(serverPid) : undefined;
     const serverWork = work0 ? diff(await scrapeAll(metricsUrls!), work0) : undefined;
     clearInterval(sampler);
@@ -379,6 +397,7 @@ export async function throughput(opts: {
         server: share(cpu0.server, c1.server),
         bench: share((cpu0.bench.user + cpu0.bench.system) / 1000, (c1.bench.user + c1.bench.system) / 1000),
       },
+      workerCpuPerTurnMs: (workerCpuEnd - workerCpuStart) / turnsDone,
       serverWrites: {
         calls: writes0 && writes1 ? (writes1.calls - writes0.calls) / turnsDone : NaN,
         bytes: writes0 && writes1 ? (writes1.bytes - writes0.bytes) / turnsDone : NaN,
@@ -430,20 +449,22 @@ export async function throughput(opts: {
           () => JSON.parse(readFileSync(startsFile, 'utf8')) as ModelCallStarts,
         );
       };
-      // Ours: the session workflow, the scripted model (1 s per call), Read as the tool.
-      const runOurs = async (): Promise<Run> => {
+      // Ours: the session workflow, the scripted model (1 s per call), Read as the tool; with
+      // `fastStacks`, the worker option fastWorkflowStacks and its bundle.
+      const runOurs = async (fastStacks: boolean): Promise<Run> => {
         const oursWorker = spawnBenchWorker({
           address: stack.address,
           modelUrl: model.url,
-          bundlePath,
+          bundlePath: fastStacks ? fastBundlePath! : bundlePath,
           tuning: tuningFor(sessions, opts.stickyTimeout),
           nice: workerNice,
+          env: { DURABLE_AGENT_FAST_WORKFLOW_STACKS: fastStacks || oursFastStacks ? '1' : '0' },
         });
         arrivals.length = 0;
         firstArrivals.length = 0;
         model.reset();
         return measure(
-          'ours',
+          fastStacks ? 'ours+fast-stacks' : 'ours',
           sessions,
           oursWorker,
           async () => {
@@ -458,8 +479,11 @@ export async function throughput(opts: {
       };
       // Odd reps run ours first, even reps bare first: whatever warms up on the server (caches, a new
       // database's first pages) is not charged to the same loop every time (docs/BENCHMARKS.md#2-throughput, stop 37).
+      // With --fast-stacks, the two of ours swap order the same way.
       const bareFirst = rep % 2 === 0 ? await runBare('bare') : undefined;
-      const ours = await runOurs();
+      const fastFirst = opts.fastStacks && rep % 2 === 0 ? await runOurs(true) : undefined;
+      const ours = await runOurs(false);
+      const oursFast = fastFirst ?? (opts.fastStacks ? await runOurs(true) : undefined);
       const bare = bareFirst ?? (await runBare('bare'));
       const bareProvider = opts.provider ? await runBare('bare+provider', { baseURL: model.url, scenario: 'bare-call' }) : undefined;
       levels.push({
@@ -467,6 +491,7 @@ export async function throughput(opts: {
         rep,
         idealTurnsPerS: sessions / (opts.latencyMs / 1000),
         ours,
+        ...(oursFast ? { oursFast } : {}),
         bare,
         ...(bareProvider ? { bareProvider } : {}),
       });
@@ -478,7 +503,7 @@ export async function throughput(opts: {
   const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : 'n/a');
   console.log(`\n## 2. Throughput (${opts.turns} turns per session, ${opts.latencyMs} ms per model call, one worker process per loop)`);
   console.log(
-    `machine: ${machine()}; ${loadBefore} before, ${load()} after; server: ${opts.address ? `${opts.address} (given)` : `dev server, ${opts.inMemory ? 'in memory' : 'SQLite file'}`}; sticky timeout ${opts.stickyTimeout ?? '10s (default)'}; workers at nice ${workerNice}`,
+    `machine: ${machine()}; ${loadBefore} before, ${load()} after; server: ${opts.address ? `${opts.address} (given)` : `dev server, ${opts.inMemory ? 'in memory' : 'SQLite file'}`}; sticky timeout ${opts.stickyTimeout ?? '10s (default)'}; workers at nice ${workerNice}; ours' workflow stacks: ${oursFastStacks ? 'fastWorkflowStacks (DURABLE_AGENT_FAST_WORKFLOW_STACKS)' : "the SDK's (default)"}`,
   );
   console.log(
     table([
@@ -496,6 +521,7 @@ export async function throughput(opts: {
         'worker RSS idle→peak',
         'RSS/live session',
         'CPU worker/server/bench',
+        'worker CPU/turn',
         'sticky timeouts/session',
         'prompts by query',
         'server requests/turn',
@@ -505,7 +531,7 @@ export async function throughput(opts: {
         'retried calls',
       ],
       ...levels.flatMap((l) =>
-        [l.ours, l.bare, ...(l.bareProvider ? [l.bareProvider] : [])].map((r) => [
+        [l.ours, ...(l.oursFast ? [l.oursFast] : []), l.bare, ...(l.bareProvider ? [l.bareProvider] : [])].map((r) => [
           (opts.reps ?? 1) > 1 ? `${l.sessions} #${l.rep}` : l.sessions,
           r.loop,
           l.idealTurnsPerS.toFixed(0),
@@ -519,6 +545,7 @@ export async function throughput(opts: {
           `${mib(r.idleRss)} → ${mib(r.peakRss)}`,
           `${((r.peakRss - r.idleRss) / r.sessions / 1024).toFixed(0)} KiB`,
           `${pct(r.cpu.worker)} / ${pct(r.cpu.server)} / ${pct(r.cpu.bench)}`,
+          `${r.workerCpuPerTurnMs.toFixed(1)} ms`,
           r.stickyTimeoutsPerSession.toFixed(2),
           r.promptsByQuery ?? '',
           perTurn(r, 'service_requests'),
@@ -552,7 +579,17 @@ export async function throughput(opts: {
   for (const [n, ratios] of ratiosBySessions(levels, (l) => (l.bareProvider ? endToEnd(l.ours) / endToEnd(l.bareProvider) : undefined))) {
     console.log(`ours / (bare + the same provider call) at ${n} sessions, end to end: ${median(ratios).toFixed(2)}× (${list(ratios)})`);
   }
+  // The option's cost and gain, side by side (`--fast-stacks`).
+  for (const [n, ratios] of ratiosBySessions(levels, (l) => (l.oursFast ? endToEnd(l.oursFast) / endToEnd(l.ours) : undefined))) {
+    const cpu = levels
+      .filter((l) => l.sessions === n && l.oursFast)
+      .map((l) => `${l.ours.workerCpuPerTurnMs.toFixed(1)} → ${l.oursFast!.workerCpuPerTurnMs.toFixed(1)}`);
+    console.log(
+      `fastWorkflowStacks at ${n} sessions: end to end ${median(ratios).toFixed(2)}× the SDK's stacks (${list(ratios)}); worker CPU per turn ${cpu.join(', ')} ms`,
+    );
+  }
   console.log('CPU: share of one core over the steady window (200% = both cores); server n/a when it is not ours.');
+  console.log("worker CPU/turn: the worker process's CPU time from the first start to the last finish, per turn done.");
   console.log(
     "in set-up: sessions started but not yet at their first model call when the steady window opened and when it closed; the window charges their set-up to the loop's rate.",
   );
@@ -574,6 +611,7 @@ const oursOverBare = (rate: (r: Run) => number) => (l: Level) => rate(l.ours) / 
 /** Ours against bare (on ours' row) or against the bare loop with the provider call (on that row), by `rate`. */
 function ratioCell(l: Level, r: Run, rate: (x: Run) => number): string {
   if (r.loop === 'ours') return `${oursOverBare(rate)(l).toFixed(2)}×`;
+  if (r.loop === 'ours+fast-stacks') return `${(rate(r) / rate(l.bare)).toFixed(2)}× (ours/this ${(rate(l.ours) / rate(r)).toFixed(2)}×)`;
   if (r.loop === 'bare+provider') return `(ours/this ${(rate(l.ours) / rate(r)).toFixed(2)}×)`;
   return '';
 }
@@ -630,6 +668,7 @@ if (require.main === module) {
       'server-metrics': { type: 'string' },
       reps: { type: 'string', default: '1' },
       provider: { type: 'boolean', default: false },
+      'fast-stacks': { type: 'boolean', default: false },
     },
   });
   const reps = Number(values.reps);
@@ -649,6 +688,7 @@ if (require.main === module) {
     inMemory: values['in-memory'],
     reps,
     provider: values.provider,
+    fastStacks: values['fast-stacks'],
     ...(values.address ? { address: values.address } : {}),
     ...(values['server-metrics'] ? { serverMetrics: values['server-metrics'].split(',') } : {}),
     ...(values['sticky-timeout'] ? { stickyTimeout: values['sticky-timeout'] as Duration } : {}),

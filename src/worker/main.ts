@@ -23,6 +23,7 @@ Tracing: off unless OTEL_TRACES_EXPORTER (otlp|console) or OTEL_EXPORTER_OTLP_EN
 Environment: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, OPENAI_BASE_URL, OPENAI_API_KEY, DURABLE_AGENT_PRICING_FILE,
 DURABLE_AGENT_SCRUB_ENV (extra variable names Bash children must not see),
 DURABLE_AGENT_WORKFLOW_BUNDLE (a prebuilt workflow bundle file; skips bundling at start-up),
+DURABLE_AGENT_FAST_WORKFLOW_STACKS=1 (no stack-trace query, workflow errors not source-mapped; saves CPU per turn),
 DURABLE_AGENT_ENCRYPTION_KEYS (id:base64key,… — encrypt payloads; the first key is current),
 DURABLE_AGENT_COMPRESS=1 (compress payloads over 1 KiB). See docs/ENCRYPTION.md.
 DURABLE_AGENT_SANDBOX (auto|required|off, or JSON settings: sessions that set no sandbox),
@@ -103,6 +104,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   }
   const payloadCodecs = settings.payloadCodecs ?? [];
   const address = values.address ?? settings.address;
+  const fastWorkflowStacks = settings.fastWorkflowStacks;
   const log = (l: string) => console.error(`[worker] ${l}`);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
@@ -121,6 +123,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     ...(deployment ? { deployment } : {}),
     maxModelCallsPerSecond: rate ? Number(rate) : undefined,
     payloadCodecs,
+    fastWorkflowStacks,
     // SIGTERM drains: in-flight tool calls and model calls finish (a Bash command may run for up
     // to its 10-minute maximum) before their attempts would be cancelled; SIGKILL still ends it.
     shutdownGraceMs: DRAIN_GRACE_MS,
@@ -136,7 +139,8 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   log(
     `connected to ${address}; model endpoint ${settings.model.baseURL ?? 'https://api.openai.com/v1'}; ${describeCodecs(payloadCodecs)}` +
       `${sandbox ? `; ${describeSandbox(sandbox)}` : ''}` +
-      `${deployment ? `; deployment ${deployment.name} build ${deployment.buildId}` : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
+      `${deployment ? `; deployment ${deployment.name} build ${deployment.buildId}` : ''}` +
+      `${fastWorkflowStacks ? '; fast workflow stacks (no stack-trace query)' : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
   );
   await worker.run();
   await connection.close();

@@ -18,6 +18,7 @@ import { defaultJournalDir } from '../activities/tools/attempts';
 import { mcpToolTimeoutMsFromEnv } from '../activities/mcp/timeout';
 import { deploymentFromEnv, type WorkerDeployment } from './deployment';
 import { tracesExporterFromEnv, type TracesExporter } from './telemetry';
+import { fastWorkflowStacksFromEnv } from './bundle';
 
 export type Env = Record<string, string | undefined>;
 
@@ -59,6 +60,8 @@ export const WORKER_VARIABLES: Readonly<Record<string, string>> = {
   DURABLE_AGENT_DEPLOYMENT: 'the worker deployment',
   /** This build's id (with DURABLE_AGENT_DEPLOYMENT). */
   DURABLE_AGENT_BUILD_ID: 'the build id',
+  /** `1`: the workflow sandbox's stack-trace patches, trading the stack-trace query for CPU. */
+  DURABLE_AGENT_FAST_WORKFLOW_STACKS: 'fast workflow stacks (no stack-trace query)',
   /** A prebuilt workflow bundle file (`durable-agent worker` only). */
   DURABLE_AGENT_WORKFLOW_BUNDLE: 'a prebuilt workflow bundle',
   /** `otlp`, `console` or `none`; default `otlp` when an OTLP endpoint is set, else off. */
@@ -118,6 +121,8 @@ export interface WorkerSettings {
   deployment?: WorkerDeployment;
   /** DURABLE_AGENT_WORKFLOW_BUNDLE. */
   workflowBundle?: string;
+  /** DURABLE_AGENT_FAST_WORKFLOW_STACKS (ARCHITECTURE.md#workflow-stack-traces); default false. */
+  fastWorkflowStacks: boolean;
   /** OTEL_TRACES_EXPORTER (or an OTLP endpoint); undefined: tracing off. */
   tracesExporter?: TracesExporter;
   /** OTEL_SERVICE_NAME. */
@@ -179,6 +184,7 @@ export function workerSettingsFromEnv(env: Env = process.env): WorkerSettings {
     payloadCodecs: parse(() => codecFromEnv(env), undefined),
     deployment: parse(() => deploymentFromEnv(env), undefined),
     ...(env.DURABLE_AGENT_WORKFLOW_BUNDLE ? { workflowBundle: env.DURABLE_AGENT_WORKFLOW_BUNDLE } : {}),
+    fastWorkflowStacks: parse(() => fastWorkflowStacksFromEnv(env), false),
     tracesExporter: parse(() => tracesExporterFromEnv(env), undefined),
     ...(env.OTEL_SERVICE_NAME ? { otelServiceName: env.OTEL_SERVICE_NAME } : {}),
     sandbox: parse(() => sandboxOptionsFromEnv(env), {}),

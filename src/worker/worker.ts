@@ -32,7 +32,7 @@ import { PromptOffers, type PromptOfferStats } from '../activities/model/prompt-
 import { LIVE_IDENTITY_MARK } from '../shared/stream-events';
 import type { PromptSinks } from '../shared/prompt-offer';
 import { activityTracing, startTracing, telemetryFor, workflowTracing, type TelemetryOptions } from './telemetry';
-import { SESSION_BUNDLER_OPTIONS, WORKFLOWS_PATH } from './bundle';
+import { bundleHasFastWorkflowStacks, FAST_WORKFLOW_STACKS_ENV, sessionBundlerOptions, WORKFLOWS_PATH } from './bundle';
 import { versioningOptions, type WorkerDeployment } from './deployment';
 import { workerSettingsFromEnv, type WorkerSettings } from './settings';
 
@@ -63,6 +63,13 @@ export interface CreateWorkerOptions {
   pricingFile?: string;
   /** A prebuilt workflow bundle (tests build it once); otherwise the workflows are bundled here. */
   workflowBundle?: { code: string } | { codePath: string };
+  /**
+   * Trade Temporal's stack-trace query (the UI's *Stack Trace* tab, `temporal workflow stack`) and
+   * source-mapped workflow errors for CPU: the SDK records no stack per promise (ARCHITECTURE.md#workflow-stack-traces).
+   * Default DURABLE_AGENT_FAST_WORKFLOW_STACKS, else false (the SDK's behaviour). A prebuilt
+   * `workflowBundle` must have been built with the same setting (`bundleSessionWorkflows({ fastWorkflowStacks })`).
+   */
+  fastWorkflowStacks?: boolean;
   /** Which of the three workers to run (default all). Tools run where the workspace is (ARCHITECTURE.md#tools-pinned-to-their-host). */
   roles?: ('workflow' | 'model' | 'tools')[];
   /** The workflow queue (default `agent`); the model and tools queues are named after it. */
@@ -188,9 +195,26 @@ function workerDataConverters(codecs: PayloadCodec[] | undefined): { workflow?: 
   return { workflow: { payloadCodecs: codecs, ...failures }, activity: { payloadCodecs: codecs, ...failures } };
 }
 
+function bundleCode(bundle: NonNullable<CreateWorkerOptions['workflowBundle']>): string {
+  return 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
+}
+
+/**
+ * A prebuilt bundle built with the other `fastWorkflowStacks` than this worker's: refused at
+ * start-up, so a worker never runs with stack traces other than it was configured for.
+ */
+function checkBundleWorkflowStacks(code: string, fast: boolean): void {
+  const built = bundleHasFastWorkflowStacks(code);
+  if (built === fast) return;
+  throw new Error(
+    `the workflow bundle was built with fastWorkflowStacks ${built ? 'on' : 'off'} but this worker has it ${fast ? 'on' : 'off'} ` +
+      `(option fastWorkflowStacks, env ${FAST_WORKFLOW_STACKS_ENV}): build it with bundleSessionWorkflows({ fastWorkflowStacks: ${fast} }), ` +
+      `or set ${FAST_WORKFLOW_STACKS_ENV}=${built ? 1 : 0} (ARCHITECTURE.md#workflow-stack-traces)`,
+  );
+}
+
 /** Encrypted payloads with a bundle that would store workflow failures in the clear: refused at start-up. */
-function checkBundleEncryptsFailures(bundle: NonNullable<CreateWorkerOptions['workflowBundle']>): void {
-  const code = 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
+function checkBundleEncryptsFailures(code: string): void {
   if (bundleEncryptsFailures(code)) return;
   throw new Error(
     'payloads are encrypted but the workflow bundle was built without the encrypting failure converter, so failures ' +
@@ -208,8 +232,15 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
   const dataConverters = workerDataConverters(opts.payloadCodecs ?? settings.payloadCodecs);
   const address = opts.address ?? settings.address;
   const namespace = opts.namespace ?? settings.namespace;
-  const connection = opts.connection ?? (await connectWithRetry(address, log));
   const roles = new Set(opts.roles ?? ['workflow', 'model', 'tools']);
+  // Before connecting: a prebuilt bundle built with the other DURABLE_AGENT_FAST_WORKFLOW_STACKS fails start-up.
+  const fastWorkflowStacks = opts.fastWorkflowStacks ?? settings.fastWorkflowStacks;
+  if (roles.has('workflow') && opts.workflowBundle) {
+    const code = bundleCode(opts.workflowBundle);
+    checkBundleWorkflowStacks(code, fastWorkflowStacks);
+    if (dataConverters.workflow?.failureConverterPath) checkBundleEncryptsFailures(code);
+  }
+  const connection = opts.connection ?? (await connectWithRetry(address, log));
   const common: Partial<WorkerOptions> = {
     connection,
     namespace,
@@ -276,7 +307,6 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
       // model call with the completion of the workflow task that scheduled it (eager dispatch,
       // ARCHITECTURE.md#model-calls-on-the-workflow-queue).
       if (!model) expectOneKindWorker(queues.workflow, 'workflows');
-      if (opts.workflowBundle && dataConverters.workflow?.failureConverterPath) checkBundleEncryptsFailures(opts.workflowBundle);
       const workflowInterceptors = traced && !opts.workflowBundle ? { workflowModules: traced.workflowModules } : undefined;
       const modelInterceptors = model ? activityInterceptors.interceptors : undefined;
       workers.push(
@@ -292,7 +322,7 @@ export async function createWorker(opts: CreateWorkerOptions = {}): Promise<Agen
           ...versioned,
           ...(opts.workflowBundle
             ? { workflowBundle: opts.workflowBundle }
-            : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: SESSION_BUNDLER_OPTIONS }),
+            : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: sessionBundlerOptions({ fastWorkflowStacks }) }),
           // How long the server keeps a session's task for this worker before it goes to the shared
           // queue and is replayed elsewhere. Short, it costs a busy worker its cache (at 1 s, a
           // saturated worker lost about one task in five to it, each then replayed from the whole history);

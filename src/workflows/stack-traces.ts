@@ -10,8 +10,10 @@
  * those probes with an empty stack, which the hook takes as "nothing to record", and formats every
  * real error as V8 does by default: function names and bundle positions, not source-mapped.
  *
- * Preloaded (src/worker/bundle.ts): it runs once per worker thread, before the SDK freezes the
- * sandbox's globals, and so applies to every workflow of the thread.
+ * Preloaded only with the worker option `fastWorkflowStacks` (DURABLE_AGENT_FAST_WORKFLOW_STACKS=1,
+ * src/worker/bundle.ts; off by default, which keeps the SDK's stack-trace query and source-mapped
+ * errors): it runs once per worker thread, before the SDK freezes the sandbox's globals, and so
+ * applies to every workflow of the thread.
  */
 
 /**
@@ -42,6 +44,10 @@ function formatStack(error: unknown, frames: readonly NodeJS.CallSite[]): string
 function prepareWorkflowStackTrace(error: unknown, frames: NodeJS.CallSite[]): string {
   return isPromiseHookProbe(frames) ? '' : formatStack(error, frames);
 }
+
+/* Found in the bundle's code by the worker (`FAST_WORKFLOW_STACKS_MARK`, `bundleHasFastWorkflowStacks` in
+ * src/worker/bundle.ts), which refuses a prebuilt bundle built with the other setting than its own. */
+Object.defineProperty(prepareWorkflowStackTrace, 'mark', { value: 'durable-agent:fast-workflow-stacks' });
 
 Error.prepareStackTrace = prepareWorkflowStackTrace;
 

@@ -20,28 +20,33 @@ import { encrypts, ENCRYPTING_FAILURE_CONVERTER_PATH } from '../../src/codec';
 import { perFile } from './per-file';
 import { testAddress } from './server';
 
-const bundles = new Map<boolean, Promise<{ code: string }>>();
+const bundles = new Map<string, Promise<{ code: string }>>();
 /** Workspaces for test sessions: never under /tmp (a checkout may live there), which the sandbox makes private. */
 const TEST_ROOT = path.join(homedir(), '.cache', 'durable-agent', 'test-workspaces');
 
 let harnessCount = 0;
 
 /**
- * The workflow bundle, built once per jest worker (or read from the global setup's file). With
- * `encryptFailures` it includes the encrypting failure converter, which workers with encrypted
- * payloads require (src/worker/worker.ts).
+ * The workflow bundle, built once per jest worker and settings (or read from the global setup's
+ * file, for the default ones). With `encryptFailures` it includes the encrypting failure
+ * converter, which workers with encrypted payloads require (src/worker/worker.ts); with
+ * `fastWorkflowStacks` the stack-trace patches, which a worker requires exactly when it has that
+ * option on (ARCHITECTURE.md#workflow-stack-traces).
  */
-export function workflowBundle(opts: { encryptFailures?: boolean } = {}): Promise<{ code: string }> {
+export function workflowBundle(opts: { encryptFailures?: boolean; fastWorkflowStacks?: boolean } = {}): Promise<{ code: string }> {
   const encryptFailures = opts.encryptFailures ?? false;
+  const fastWorkflowStacks = opts.fastWorkflowStacks ?? false;
   const file = process.env.TEMPORAL_TEST_BUNDLE;
-  if (!encryptFailures && file && existsSync(file)) return Promise.resolve({ code: readFileSync(file, 'utf8') });
-  let bundle = bundles.get(encryptFailures);
+  if (!encryptFailures && !fastWorkflowStacks && file && existsSync(file)) return Promise.resolve({ code: readFileSync(file, 'utf8') });
+  const key = JSON.stringify({ encryptFailures, fastWorkflowStacks });
+  let bundle = bundles.get(key);
   if (!bundle) {
     bundle = bundleSessionWorkflows({
       ...(encryptFailures ? { failureConverterPath: ENCRYPTING_FAILURE_CONVERTER_PATH } : {}),
+      fastWorkflowStacks,
       logger: quietBundlerLogger,
     });
-    bundles.set(encryptFailures, bundle);
+    bundles.set(key, bundle);
   }
   return bundle;
 }
@@ -125,7 +130,12 @@ export async function startHarness(opts: Partial<CreateWorkerOptions> = {}, harn
     model: { scripted: modelOpts },
     // Each harness gets its own queues: jest runs test files in parallel against one server.
     taskQueue: `agent-test-${process.pid}-${harnessCount++}`,
-    worker: { workflowBundle: await workflowBundle({ encryptFailures: encrypts(opts.payloadCodecs) }), ...opts },
+    worker: {
+      workflowBundle: await workflowBundle({ encryptFailures: encrypts(opts.payloadCodecs), fastWorkflowStacks: opts.fastWorkflowStacks }),
+      // Explicit, so a DURABLE_AGENT_FAST_WORKFLOW_STACKS in the developer's environment cannot mismatch the bundle.
+      fastWorkflowStacks: false,
+      ...opts,
+    },
   });
   const model = stack.model!;
   const client = stack.client;
