@@ -68,7 +68,10 @@ test('by default a session waiting for approval shows its pending promises in th
   expect(enhanced.stacks.length).toBeGreaterThan(0);
   const locations = enhanced.stacks.flatMap((s) => s.locations);
   expect(locations).toContainEqual(
-    expect.objectContaining({ function_name: 'askPerson', file_path: expect.stringMatching(/src\/workflows\/session\/permission-gate\.ts$/) }),
+    expect.objectContaining({
+      function_name: 'askPerson',
+      file_path: expect.stringMatching(/src\/workflows\/session\/permission-gate\.ts$/),
+    }),
   );
   expect((await handle.state()).status).toBe('waiting_for_approval');
 
