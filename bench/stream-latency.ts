@@ -1,5 +1,5 @@
 /**
- * Benchmark 5 — live tokens (ARCHITECTURE.md#live-tokens): the latency streaming adds between the
+ * Benchmark 6 — live tokens (ARCHITECTURE.md#live-tokens): the latency streaming adds between the
  * provider sending a chunk and a `query()`-style reader receiving its `stream_event`.
  *
  *   npx tsx bench/stream-latency.ts [--sessions 5] [--words 60] [--chunk-delay-ms 25]

@@ -25,7 +25,7 @@
  * a different stretch of each loop's run, and the steady ratio swung from 0.56× to 1.18× within one
  * run where the end-to-end one stayed at 0.93–1.01×. The column `in set-up: window start → end`
  * counts, per loop, the sessions not yet at their first model call when the window opened and
- * when it closed (docs/BENCHMARKS.md#2-throughput, stop 36). Both workers run with their
+ * when it closed (docs/BENCHMARKS.md#2-throughput). Both workers run with their
  * concurrency raised to fit (SDK defaults: 100 activity slots, 40 workflow-task slots) — see
  * tuningFor. Targets: ours ≥ 0.9 × bare at 500 and 1,000 sessions. Also counted, from a sample of
  * histories: workflow tasks that waited out the sticky timeout on a saturated worker (each is then
@@ -51,7 +51,7 @@
  * one SQLite connection): a worker preempting it mid-write holds up every session. At equal
  * priority the ratio at 500 sessions swung from 0.72× to 1.06× between runs of the same code
  * (median 0.89×); with the workers at nice 10 ours' writes took as long as bare's and the ratio
- * held at 0.88–1.01× (median 0.97×; docs/BENCHMARKS.md#2-throughput, stop 38). `--worker-nice 0`
+ * held at 0.88–1.01× (median 0.97×; docs/BENCHMARKS.md#2-throughput). `--worker-nice 0`
  * measures at equal priority.
  *
  * A run prints a progress line a minute on stderr. When no session has finished for 3 minutes
@@ -478,7 +478,7 @@ export async function throughput(opts: {
         );
       };
       // Odd reps run ours first, even reps bare first: whatever warms up on the server (caches, a new
-      // database's first pages) is not charged to the same loop every time (docs/BENCHMARKS.md#2-throughput, stop 37).
+      // database's first pages) is not charged to the same loop every time (docs/BENCHMARKS.md#2-throughput).
       // With --fast-stacks, the two of ours swap order the same way.
       const bareFirst = rep % 2 === 0 ? await runBare('bare') : undefined;
       const fastFirst = opts.fastStacks && rep % 2 === 0 ? await runOurs(true) : undefined;

@@ -108,7 +108,7 @@ async function runAll(prefix: string): Promise<{ handles: SessionHandle[]; done:
  * Kill a worker every few seconds, rotating the kill points, until `done` (or MAX_KILLS). Dead
  * slots are restarted in the background: a worker's start-up takes seconds on a loaded 2-core
  * machine, and waiting for it before the next kill once let the sessions finish after two kills
- * (CI, stop 28), before the server restart and the 'any' kill were reached.
+ * (seen in CI), before the server restart and the 'any' kill were reached.
  */
 async function killLoop(done: Promise<void>): Promise<void> {
   let finished = false;
