@@ -50,6 +50,7 @@ import {
 } from './state';
 import { dispatchToolCalls, INTERRUPTED_RESULT } from './tool-dispatch';
 import * as context from './context/index';
+import { promptTokensOf } from './context/token-accounting';
 import { continueAsNewDue, continueAsNewNow } from './continue-as-new';
 import { forwardEventsToParent } from './subagents';
 import { batchSpendReporter } from './batch-spend';
@@ -494,7 +495,7 @@ class Session implements SessionControl {
     this.turnsThisRun++;
     accountReply(state, reply);
     this.reportSpend?.(state.costUsd);
-    state.lastPromptTokens = reply.usage.input_tokens + reply.usage.cache_read_input_tokens + reply.usage.cache_creation_input_tokens;
+    state.lastPromptTokens = promptTokensOf(reply.usage);
     state.lastPromptMessageCount = state.messages.length - 1;
     state.turn.stopReason = reply.stop_reason;
     warnIfUnpriced(state, log, reply);

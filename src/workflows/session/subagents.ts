@@ -17,7 +17,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { subagentEventsSignal, WORKFLOW_TYPE, type SubagentEventsBatch, type SubagentRecord } from '../../shared/api';
 import type { AgentDefinition, SessionConfig, SessionOptions } from '../../shared/config';
 import type { NewEvent, ResultMessage, SessionEvent } from '../../shared/events';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages';
+import { addUsage, type ToolResultBlock, type ToolUseBlock } from '../../shared/messages';
 import type { ToolSpec } from '../../shared/tools';
 import { fireHooks, type HookDeps } from './hooks';
 import type { EventLog, LoopState } from './state';
@@ -245,11 +245,7 @@ export function accountChild(state: LoopState, record: SubagentRecord, result: R
   record.costUsd = result.total_cost_usd;
   state.costUsd += result.total_cost_usd;
   state.apiDurationMs += result.duration_api_ms;
-  const u = result.usage;
-  state.usage.input_tokens += u.input_tokens;
-  state.usage.output_tokens += u.output_tokens;
-  state.usage.cache_read_input_tokens += u.cache_read_input_tokens ?? 0;
-  state.usage.cache_creation_input_tokens += u.cache_creation_input_tokens ?? 0;
+  addUsage(state.usage, result.usage);
   for (const [model, m] of Object.entries(result.modelUsage)) {
     const mine = (state.perModel[model] ??= {
       inputTokens: 0,
@@ -260,10 +256,7 @@ export function accountChild(state: LoopState, record: SubagentRecord, result: R
       contextWindow: m.contextWindow,
       costBasis: m.costBasis === 'list' ? 'table' : 'unknown',
     });
-    mine.inputTokens += m.inputTokens;
-    mine.outputTokens += m.outputTokens;
-    mine.cacheReadInputTokens += m.cacheReadInputTokens;
-    mine.cacheCreationInputTokens += m.cacheCreationInputTokens;
+    addUsage(mine, m);
     mine.costUSD += m.costUSD;
     if (m.abandonedCalls) addAbandonedCalls((mine.abandonedCalls ??= emptyAbandonedCalls()), m.abandonedCalls);
   }
