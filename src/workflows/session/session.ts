@@ -25,8 +25,7 @@ import type { ResultMessage } from '../../shared/events';
 import { verifySpec, type WorkspaceReport } from '../../shared/workspace';
 import type { AssistantReply, ToolResultBlock, ToolUseBlock } from '../../shared/messages';
 import { sdkApiMessage } from '../../shared/sdk-shapes';
-import { DONE_REMINDER } from '../../shared/done-tool';
-import { afterTools, beforeModelCall, endsSession, exitNote, outputRetryNotice, resolveTurn, unhandledStep, type ExitReason } from './turn';
+import { afterTools, beforeModelCall, endsSession, exitNote, resolveTurn, unhandledStep, type ExitReason } from './turn';
 import { hasSteers, takeFollowUps, takeSteers } from './user-input';
 import { discardTruncatedToolCalls } from './tool-calls';
 import { activitiesFor, describeModelFailure, type SessionActivities } from './activity-stubs';
@@ -48,7 +47,7 @@ import {
   type CarriedState,
   type LoopState,
 } from './state';
-import { dispatchToolCalls, INTERRUPTED_RESULT } from './tool-dispatch';
+import { dispatchToolCalls } from './tool-dispatch';
 import * as context from './context/index';
 import { promptTokensOf } from './context/token-accounting';
 import { continueAsNewDue, continueAsNewNow } from './continue-as-new';
@@ -61,11 +60,11 @@ import {
   lastRestorable,
   onLiveHost,
   POLLER_FRESH_MS,
-  restoredNote,
   startCheckpoints,
   takeCheckpoint,
   turnChangesWorkspace,
 } from './checkpoints';
+import { DONE_REMINDER, INTERRUPTED_RESULT, outputRetryNotice, restoredNote } from '../../shared/model-texts';
 
 export async function agentSession(options: SessionOptions, carried?: CarriedState): Promise<ResultMessage> {
   const info = workflowInfo();
