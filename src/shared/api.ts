@@ -7,7 +7,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey } from '@temporalio/common';
 import type { PermissionMode } from './config';
 import type { EventsPage, SessionEvent } from './events';
-import type { AbandonedCalls, Message, Usage } from './messages';
+import type { AbandonedCalls, Message, TokenCounts, Usage } from './messages';
 import type { ToolSpec } from './tools';
 import type { PendingPermission } from './approvals';
 import type { SessionSettings } from './hooks';
@@ -140,19 +140,12 @@ export interface AbandonedCallNotice {
   estimated: boolean;
 }
 
-export interface SessionUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
+/** The `usage` query's answer: the session's `TokenCounts` in all and per model. */
+export interface SessionUsage extends TokenCounts {
   costUsd: number;
   perModel: Record<
     string,
-    {
-      inputTokens: number;
-      outputTokens: number;
-      cacheReadInputTokens: number;
-      cacheCreationInputTokens: number;
+    TokenCounts & {
       costUsd: number;
       costBasis: 'table' | 'unknown';
       /** Attempts abandoned while they ran (ARCHITECTURE.md#abandoned-attempts), not in the fields above. */

@@ -32,8 +32,6 @@ export interface PermissionAnswer {
   interrupt?: boolean;
 }
 
-export const DEFAULT_DENY_MESSAGE = 'The user denied this tool call.';
-
 /** Answer a pending request. Rejected (nothing applied) for an unknown or already-answered id. */
 export const respondToPermissionUpdate = defineUpdate<{ applied: true; rulesAdded: string[] }, [PermissionAnswer]>('respondToPermission');
 export const pendingPermissionsQuery = defineQuery<PendingPermission[]>('pendingPermissions');

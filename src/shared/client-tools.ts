@@ -77,11 +77,3 @@ export function clientToolSpecs(tools: ClientTools | undefined): ToolSpec[] {
 export function clientToolTimeoutMs(config: { clientToolTimeoutMs?: number | undefined }): number {
   return config.clientToolTimeoutMs ?? CLIENT_TOOL_DEFAULT_TIMEOUT_MS;
 }
-
-/** The error result of a call nobody answered in time. */
-export function noClientAnswer(request: Pick<PendingToolRequest, 'toolName' | 'server' | 'timeoutMs'>): string {
-  return (
-    `Error: MCP tool ${request.toolName} was not run: no client answered within ${request.timeoutMs / 1000} s ` +
-    `(the in-process MCP server "${request.server}" runs in the program that called query(), which is not answering).`
-  );
-}

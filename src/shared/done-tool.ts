@@ -20,10 +20,3 @@ export const taskCompleteSpec: ToolSpec = {
   inputSchema: sharedData('doneTool.TaskCompleteInput.json', () => z.toJSONSchema(TaskCompleteInput) as Record<string, unknown>),
   readOnly: true,
 };
-
-export const DONE_REMINDER =
-  'You replied without calling a tool. If the task is complete, call TaskComplete with your report; otherwise continue working with the tools.';
-
-export const FINAL_SUMMARY_PROMPT =
-  'You have reached the maximum number of turns for this session and cannot call tools any more. ' +
-  'Summarize for the user what you did, what state the work is in, and what remains to be done.';

@@ -49,12 +49,26 @@ export type Message = z.infer<typeof Message>;
 
 export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
 
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_input_tokens: number;
-  cache_creation_input_tokens: number;
-}
+/**
+ * The one list of token-usage fields: each count's snake_case name (the Messages API's, our
+ * replies' `usage`, the SDK's `usage`) with its camelCase one (the SDK's `ModelUsage`, our `usage`
+ * query). Two spellings because the Claude Agent SDK's wire shapes use both; every usage shape
+ * (`Usage`, `TokenCounts`, `SDKUsage`, `SDKModelUsage`, `SessionUsage`, `StreamUsage`,
+ * `AbandonedCalls`) is derived from this list, so a new count is added here once.
+ */
+const USAGE_FIELDS = {
+  input_tokens: 'inputTokens',
+  output_tokens: 'outputTokens',
+  cache_read_input_tokens: 'cacheReadInputTokens',
+  cache_creation_input_tokens: 'cacheCreationInputTokens',
+} as const;
+type UsageField = keyof typeof USAGE_FIELDS;
+
+/** A model call's token counts, snake_case; `input_tokens` excludes cached tokens (they are counted apart). */
+export type Usage = { [K in UsageField]: number };
+
+/** The same counts in camelCase, as the SDK's `ModelUsage` and our `usage` query spell them. */
+export type TokenCounts = { [K in UsageField as (typeof USAGE_FIELDS)[K]]: number };
 
 export const emptyUsage = (): Usage => ({
   input_tokens: 0,
@@ -63,12 +77,31 @@ export const emptyUsage = (): Usage => ({
   cache_creation_input_tokens: 0,
 });
 
+/** `u` in camelCase (same order of fields). */
+export function tokenCounts(u: Usage): TokenCounts {
+  const out = {} as TokenCounts;
+  for (const [snake, camel] of Object.entries(USAGE_FIELDS) as [UsageField, (typeof USAGE_FIELDS)[UsageField]][]) out[camel] = u[snake];
+  return out;
+}
+
+type Counts<T> = { readonly [K in keyof T]?: number | null };
+
+/**
+ * Add `add`'s token counts to `into`'s, in place, field by field (both snake_case or both camelCase);
+ * a missing or null count adds 0 (a child's result may lack the cache counts). Other fields of
+ * `into` (cost, say) are left alone.
+ */
+export function addUsage(into: Usage, add: Counts<Usage>): void;
+export function addUsage(into: TokenCounts, add: Counts<TokenCounts>): void;
+export function addUsage(into: Usage | TokenCounts, add: Counts<Usage> | Counts<TokenCounts>): void {
+  const names: readonly string[] = 'input_tokens' in into ? Object.keys(USAGE_FIELDS) : Object.values(USAGE_FIELDS);
+  const sums = into as unknown as Record<string, number>;
+  const adds = add as Record<string, number | null | undefined>;
+  for (const k of names) sums[k] = sums[k]! + (adds[k] ?? 0);
+}
+
 /** Per-model totals as the workflow keeps them; the result reports them as the SDK's `ModelUsage` (sdk-shapes.ts). */
-export interface ModelUsageEntry {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
+export interface ModelUsageEntry extends TokenCounts {
   costUSD: number;
   contextWindow: number;
   costBasis: 'table' | 'unknown';
@@ -79,13 +112,11 @@ export interface ModelUsageEntry {
 /**
  * Model call attempts the server gave up on while they still ran (ARCHITECTURE.md#abandoned-attempts):
  * billed by the provider but not part of the conversation, so counted apart from the model's
- * tokens and cost. Their cost is in the session's `total_cost_usd` (and its budget).
+ * tokens and cost. Their cost is in the session's `total_cost_usd` (and its budget). Their tokens are
+ * `TokenCounts` but cache writes, which are not counted for them.
  */
-export interface AbandonedCalls {
+export interface AbandonedCalls extends Omit<TokenCounts, 'cacheCreationInputTokens'> {
   count: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
   costUSD: number;
   /** How many of them were cut off before the provider sent usage: their tokens are estimates. */
   estimated: number;

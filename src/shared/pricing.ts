@@ -15,6 +15,7 @@ export interface ModelPrice {
 export type PricingTable = Record<string, ModelPrice>;
 
 import { CONTEXT_WINDOWS, DEFAULT_CONTEXT_WINDOW, lookupByModelName } from './context-windows';
+import type { TokenCounts } from './messages';
 
 export { DEFAULT_CONTEXT_WINDOW };
 
@@ -49,13 +50,6 @@ export const DEFAULT_PRICING: PricingTable = Object.fromEntries(
 /** Find a model's price (see `lookupByModelName`). */
 export function lookupPrice(model: string, table: PricingTable = DEFAULT_PRICING): ModelPrice | undefined {
   return lookupByModelName(model, table);
-}
-
-export interface TokenCounts {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
 }
 
 /** Cost of one response; `inputTokens` excludes cached tokens (they are priced separately). */

@@ -11,6 +11,7 @@ import type {
   ModelUsageEntry,
   StopReason,
   TextBlock,
+  TokenCounts,
   ToolResultBlock,
   Usage,
 } from './messages';
@@ -63,11 +64,7 @@ export type SDKUserContentBlock = TextBlock | ToolResultBlock;
  * `BetaUsage` with every field present and non-null, so it is also the result's `NonNullableUsage`.
  * Our providers report neither cache-TTL splits nor reasoning tokens nor server tools: those are 0.
  */
-export interface SDKUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_input_tokens: number;
-  cache_creation_input_tokens: number;
+export interface SDKUsage extends Usage {
   cache_creation: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number };
   server_tool_use: { web_fetch_requests: number; web_search_requests: number };
   output_tokens_details: { thinking_tokens: number };
@@ -78,12 +75,8 @@ export interface SDKUsage {
   fallback_credit: null;
 }
 
-/** The SDK's `ModelUsage` (the result's `modelUsage` entries). */
-export interface SDKModelUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadInputTokens: number;
-  cacheCreationInputTokens: number;
+/** The SDK's `ModelUsage` (the result's `modelUsage` entries): camelCase, where `usage` is snake_case. */
+export interface SDKModelUsage extends TokenCounts {
   webSearchRequests: number;
   costUSD: number;
   contextWindow: number;

@@ -4,14 +4,12 @@
  * frames a model worker's live stream sends. None of this is ever in workflow history or in the
  * `events` query.
  */
-import type { StopReason } from './messages';
+import type { StopReason, Usage } from './messages';
 
-/** Usage as Anthropic's stream events carry it; the fields we cannot know are null. */
-export interface StreamUsage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_creation_input_tokens: number | null;
-  cache_read_input_tokens: number | null;
+type CacheCounts = 'cache_creation_input_tokens' | 'cache_read_input_tokens';
+
+/** Usage as Anthropic's stream events carry it: our `Usage`, the cache counts nullable; the fields we cannot know are null. */
+export interface StreamUsage extends Omit<Usage, CacheCounts>, Record<CacheCounts, number | null> {
   cache_creation: null;
   fallback_credit: null;
   inference_geo: null;

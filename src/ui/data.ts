@@ -16,6 +16,7 @@ import { batchRows, type JobRow } from '../client/batch-rows';
 import { batchReport, type BatchReport } from '../client/batch-report';
 import { quote } from '../client/stream';
 import { costOf, lookupPrice } from '../shared/pricing';
+import { tokenCounts } from '../shared/messages';
 
 /** Statuses the sessions page filters by; `interrupted` is a run cancelled, terminated or timed out. */
 const STATUS_FILTERS = ['running', 'waiting_for_approval', 'waiting_for_input', 'completed', 'failed', 'interrupted'] as const;
@@ -245,15 +246,7 @@ export function annotate(m: StreamMessage): {
 } {
   if (m.type !== 'assistant') return { message: m };
   const u = m.message.usage;
-  const costUsd = costOf(
-    {
-      inputTokens: u.input_tokens,
-      outputTokens: u.output_tokens,
-      cacheReadInputTokens: u.cache_read_input_tokens,
-      cacheCreationInputTokens: u.cache_creation_input_tokens,
-    },
-    lookupPrice(m.message.model),
-  );
+  const costUsd = costOf(tokenCounts(u), lookupPrice(m.message.model));
   const diffs: Record<string, ReturnType<typeof diffOf>> = {};
   for (const b of m.message.content) {
     if (b.type === 'tool_use') {

@@ -9,7 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { turn } from '../../src/testing/scripted-model';
-import { CONTINUATION_PREFIX } from '../../src/workflows/session/context/compaction-plan';
+import { CONTINUATION_PREFIX } from '../../src/shared/model-texts';
 import type { SessionEvent } from '../../src/shared/events';
 import { useHarness } from '../helpers/harness';
 

@@ -4,7 +4,7 @@
  */
 import { turn } from '../../src/testing/scripted-model';
 import { closeSignal, sendMessageUpdate } from '../../src/shared/api';
-import { DONE_REMINDER, FINAL_SUMMARY_PROMPT } from '../../src/shared/done-tool';
+import { DONE_REMINDER, FINAL_SUMMARY_PROMPT } from '../../src/shared/model-texts';
 import type { ResultMessage } from '../../src/shared/events';
 import { collect, useHarness } from '../helpers/harness';
 import { waitFor } from '../helpers/wait';

@@ -1,5 +1,6 @@
 /** The tools that run inside the workflow (TodoWrite, TaskComplete) as the model sees them. */
-import { DONE_REMINDER, DONE_TOOL, FINAL_SUMMARY_PROMPT, TaskCompleteInput, taskCompleteSpec } from '../../src/shared/done-tool';
+import { DONE_TOOL, TaskCompleteInput, taskCompleteSpec } from '../../src/shared/done-tool';
+import { DONE_REMINDER, FINAL_SUMMARY_PROMPT } from '../../src/shared/model-texts';
 import { checkAgainstSchema } from '../../src/shared/json-schema';
 import { TODO_RESULT, TODO_TOOL, TodoWriteInput, todoWriteSpec } from '../../src/shared/todo';
 

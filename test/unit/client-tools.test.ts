@@ -10,13 +10,13 @@ import { z } from 'zod';
 import { parseSessionConfig } from '../../src/shared/config';
 import {
   clientToolSpecs,
-  noClientAnswer,
   pendingToolRequestsQuery,
   recordedToolAnswer,
   respondToToolUpdate,
   toolAnswerProblem,
   type PendingToolRequest,
 } from '../../src/shared/client-tools';
+import { noClientAnswer } from '../../src/shared/model-texts';
 import { MAX_TOOL_RESULT_CHARS } from '../../src/shared/tools';
 import { parseJob } from '../../src/shared/batch';
 import { mapOptions } from '../../src/sdk/options';

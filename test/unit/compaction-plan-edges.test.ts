@@ -1,12 +1,7 @@
 /** Boundaries of the compaction planner: exact budgets, option combinations, odd transcripts. */
 import type { Message } from '../../src/shared/messages';
-import {
-  applyCompaction,
-  CONTINUATION_PREFIX,
-  MAX_TASK_CHARS,
-  planCompaction,
-  transcriptProblem,
-} from '../../src/workflows/session/context/compaction-plan';
+import { applyCompaction, MAX_TASK_CHARS, planCompaction, transcriptProblem } from '../../src/workflows/session/context/compaction-plan';
+import { CONTINUATION_PREFIX } from '../../src/shared/model-texts';
 
 const task: Message = { role: 'user', content: 'Fix the failing test' };
 const call = (id: string): Message => ({

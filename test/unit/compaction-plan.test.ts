@@ -1,12 +1,12 @@
 import type { Message } from '../../src/shared/messages';
 import {
   applyCompaction,
-  CONTINUATION_PREFIX,
   MAX_TASK_CHARS,
   planCompaction,
   transcriptProblem,
   type CompactionPlan,
 } from '../../src/workflows/session/context/compaction-plan';
+import { CONTINUATION_PREFIX } from '../../src/shared/model-texts';
 
 const task: Message = { role: 'user', content: 'Fix the failing test in src/a.ts' };
 const call = (id: string, text = ''): Message => ({

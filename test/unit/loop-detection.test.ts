@@ -1,5 +1,6 @@
 import type { ToolUseBlock } from '../../src/shared/messages';
-import { callSignature, canonicalJson, detectLoop, loopWarningText, recordTurn } from '../../src/workflows/session/context/loop-detection';
+import { callSignature, canonicalJson, detectLoop, recordTurn } from '../../src/workflows/session/context/loop-detection';
+import { loopWarningText } from '../../src/shared/model-texts';
 
 const use = (name: string, input: unknown): Pick<ToolUseBlock, 'name' | 'input'> => ({ name, input });
 const A = 'Read {"file_path":"/a"}';

@@ -1,4 +1,14 @@
-import { ContentBlock, emptyUsage, Message, textOf, toolUsesOf, type ToolUseBlock } from '../../src/shared/messages';
+import {
+  addUsage,
+  ContentBlock,
+  emptyUsage,
+  Message,
+  textOf,
+  tokenCounts,
+  toolUsesOf,
+  type ModelUsageEntry,
+  type ToolUseBlock,
+} from '../../src/shared/messages';
 
 const use: ToolUseBlock = { type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/a' } };
 
@@ -30,6 +40,43 @@ test('emptyUsage is all zeros and a fresh object each time', () => {
   const a = emptyUsage();
   a.input_tokens = 5;
   expect(emptyUsage().input_tokens).toBe(0);
+});
+
+test('addUsage adds every token count in place, snake_case or camelCase; a missing or null count adds 0', () => {
+  const total = emptyUsage();
+  addUsage(total, { input_tokens: 10, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 7 });
+  addUsage(total, { input_tokens: 1, output_tokens: 2, cache_read_input_tokens: null });
+  expect(total).toEqual({ input_tokens: 11, output_tokens: 7, cache_read_input_tokens: 100, cache_creation_input_tokens: 7 });
+
+  const entry: ModelUsageEntry = {
+    inputTokens: 1,
+    outputTokens: 2,
+    cacheReadInputTokens: 3,
+    cacheCreationInputTokens: 4,
+    costUSD: 0.5,
+    contextWindow: 1000,
+    costBasis: 'table',
+  };
+  addUsage(entry, { inputTokens: 10, outputTokens: 20, cacheReadInputTokens: 30, cacheCreationInputTokens: 40 });
+  expect(entry).toEqual({
+    inputTokens: 11,
+    outputTokens: 22,
+    cacheReadInputTokens: 33,
+    cacheCreationInputTokens: 44,
+    costUSD: 0.5,
+    contextWindow: 1000,
+    costBasis: 'table',
+  });
+});
+
+test('tokenCounts is the same counts in camelCase, in the same order, and nothing else', () => {
+  const counts = tokenCounts({ input_tokens: 1, output_tokens: 2, cache_read_input_tokens: 3, cache_creation_input_tokens: 4 });
+  expect(Object.entries(counts)).toEqual([
+    ['inputTokens', 1],
+    ['outputTokens', 2],
+    ['cacheReadInputTokens', 3],
+    ['cacheCreationInputTokens', 4],
+  ]);
 });
 
 describe('transcript schemas', () => {

@@ -1,7 +1,7 @@
 /** The texts the model sees for calls that cannot run, and how tools are hidden. */
 import type { ToolSpec } from '../../src/shared/tools';
 import { invalidCallReason, visibleTools } from '../../src/workflows/session/tool-calls';
-import { BUDGET_REFUSAL } from '../../src/workflows/session/turn';
+import { BUDGET_REFUSAL } from '../../src/shared/model-texts';
 
 const spec = (name: string): ToolSpec => ({ name, description: name, inputSchema: { type: 'object' }, readOnly: true });
 

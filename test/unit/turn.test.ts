@@ -1,7 +1,6 @@
 import {
   afterTools,
   beforeModelCall,
-  BUDGET_REFUSAL,
   endsSession,
   OUTPUT_RETRIES,
   resolveTurn,
@@ -10,6 +9,7 @@ import {
   type NextStep,
   type ReplyFacts,
 } from '../../src/workflows/session/turn';
+import { BUDGET_REFUSAL } from '../../src/shared/model-texts';
 import type { ContentBlock, ToolUseBlock } from '../../src/shared/messages';
 
 const base = { turnCount: 0, costUsd: 0, interrupted: false, cancelled: false };

@@ -5,7 +5,7 @@
  * the reply is complete and its usage known. Pure: no I/O.
  */
 import type OpenAI from 'openai';
-import type { StopReason } from '../../shared/messages';
+import type { StopReason, Usage } from '../../shared/messages';
 import type { StreamEvent, StreamUsage } from '../../shared/stream-events';
 
 export class StreamTranslator {
@@ -72,7 +72,7 @@ export class StreamTranslator {
   }
 
   /** The events that end a complete reply. */
-  finish(stopReason: StopReason, u: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number }): StreamEvent[] {
+  finish(stopReason: StopReason, u: Omit<Usage, 'cache_creation_input_tokens'>): StreamEvent[] {
     const out: StreamEvent[] = [];
     this.close(out);
     const {

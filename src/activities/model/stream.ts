@@ -10,7 +10,7 @@ import { CancelledFailure } from '@temporalio/common';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { apiRetrySignal, type ApiRetryNotice } from '../../shared/api';
-import type { Usage } from '../../shared/messages';
+import { tokenCounts, type Usage } from '../../shared/messages';
 import { costOf, DEFAULT_CONTEXT_WINDOW, lookupPrice, type PricingTable } from '../../shared/pricing';
 import { mapFinishReason, type PartialToolCall } from './chat-format';
 import type { ChatStreamClient } from './chat-stream';
@@ -301,15 +301,7 @@ function priced(deps: ModelDeps, model: string, usage: CompletionUsage | undefin
     cache_creation_input_tokens: 0,
   };
   const price = lookupPrice(model, deps.pricing);
-  const costUsd = costOf(
-    {
-      inputTokens: u.input_tokens,
-      outputTokens: u.output_tokens,
-      cacheReadInputTokens: u.cache_read_input_tokens,
-      cacheCreationInputTokens: u.cache_creation_input_tokens,
-    },
-    price,
-  );
+  const costUsd = costOf(tokenCounts(u), price);
   return {
     usage: u,
     costUsd,

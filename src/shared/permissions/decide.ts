@@ -11,6 +11,7 @@ import { splitBashCommand } from './bash-split';
 import { basename, commandStart } from './bash-words';
 import { absolutePath, isInside, matchPathPattern, type Match, type PathBases } from './paths';
 import { matchBashPattern, ruleCoversTool, type PermissionRule, type PermissionRules, type RuleList } from './rules';
+import { askRuleDontAskText, deniedByRuleText, notGrantedText, planModeRefusalText, uncheckedDenyText } from '../model-texts';
 
 export interface Workspace extends PathBases {
   /** Besides cwd, where acceptEdits auto-approves edits. */
@@ -86,7 +87,7 @@ export function evaluatePermission(req: PermissionRequest): PermissionDecision {
   const deny = firstMatch(req.rules.deny, 'deny', req, call);
   if (deny) return { behavior: 'deny', message: denyMessage(tool, deny), reason: 'rule', matched: [deny] };
   if (req.mode === 'plan' && !req.readOnly) {
-    const message = `${tool} was not run: the session is in plan mode, where only read-only tools run. Present the plan instead.`;
+    const message = planModeRefusalText(tool);
     return { behavior: 'deny', message, reason: 'mode', matched: [] };
   }
   const ask = firstMatch(req.rules.ask, 'ask', req, call);
@@ -95,7 +96,7 @@ export function evaluatePermission(req: PermissionRequest): PermissionDecision {
     if (req.mode === 'dontAsk')
       return {
         behavior: 'deny',
-        message: `Permission to use ${tool} was denied: ${why}, and permissionMode dontAsk never asks.`,
+        message: askRuleDontAskText(tool, why),
         reason: 'rule',
         matched: [ask],
       };
@@ -287,15 +288,11 @@ function describe(m: RuleMatch): string {
 }
 
 function denyMessage(tool: string, m: RuleMatch): string {
-  if (m.unchecked) {
-    return `Permission to use ${tool} has been denied: ${m.unchecked}${m.subject ? ` (\`${m.subject}\`)` : ''}, so it cannot be checked against the deny rule ${m.rule}${m.source ? ` (${m.source})` : ''}. Rewrite the call so it can be checked.`;
-  }
-  return `Permission to use ${tool} has been denied by the rule ${describe(m)}.`;
+  if (m.unchecked) return uncheckedDenyText(tool, { ...m, unchecked: m.unchecked });
+  return deniedByRuleText(tool, describe(m));
 }
 
 function notGrantedMessage(tool: string, uncovered: Subject[], call: Analysed): string {
   const what = call.problem ? ` (${call.problem})` : tool === 'Bash' ? ` for ${uncovered.map((s) => `\`${s.label}\``).join(', ')}` : '';
-  const rules = suggest(tool, uncovered, call);
-  const modes = EDIT_TOOLS.has(tool) ? 'a permissionMode such as acceptEdits or bypassPermissions' : 'permissionMode bypassPermissions';
-  return `Permission to use ${tool} has not been granted${what}. Allow it with ${rules.length ? `allowedTools: ${JSON.stringify(rules)} or ` : ''}${modes}.`;
+  return notGrantedText(tool, what, suggest(tool, uncovered, call), EDIT_TOOLS.has(tool));
 }

@@ -104,16 +104,6 @@ export function lastRestorable(state: LoopState): CheckpointRecord | undefined {
   return undefined;
 }
 
-/** The system note the model gets after its folder was restored elsewhere. */
-export function restoredNote(o: { lostHost: string; host: string; path: string; turn: number; commit: string; now: number }): string {
-  const after = o.turn === 0 ? 'as the session found it' : `as it was at the end of turn ${o.turn}`;
-  return (
-    `The tools host that held this session's files (${o.lostHost}) was lost. The folder ${o.path} was restored on ${o.host} ` +
-    `from its last checkpoint (${o.commit.slice(0, 12)}), ${after}. Files written and commands run after that checkpoint ` +
-    `happened on the lost host and are not in the folder now (turn ${o.now} is the current turn): check the files before relying on earlier results.`
-  );
-}
-
 /** The activity groups that run on the session's tools host (the rest run anywhere). */
 const ON_HOST = ['tools', 'inspect', 'mcp', 'hooks', 'setup', 'workspace'] as const;
 /** Workspace activities that run on the shared tools queue, never the pinned host. */

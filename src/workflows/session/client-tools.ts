@@ -7,10 +7,11 @@
  * declare `clientTools` get here, so no recorded history takes this path.
  */
 import { awaitClientAnswer } from './client-answers';
-import { clientToolTimeoutMs, noClientAnswer, type PendingToolRequest, type ToolAnswer } from '../../shared/client-tools';
+import { clientToolTimeoutMs, type PendingToolRequest, type ToolAnswer } from '../../shared/client-tools';
 import type { ToolUseBlock } from '../../shared/messages';
 import type { ToolOutcome, ToolSpec } from '../../shared/tools';
 import type { EventLog, LoopState } from './state';
+import { noClientAnswer } from '../../shared/model-texts';
 
 export async function callClientTool(deps: { state: LoopState; log: EventLog }, spec: ToolSpec, call: ToolUseBlock): Promise<ToolOutcome> {
   const { state, log } = deps;

@@ -30,6 +30,7 @@ import {
 import type { EventLog, LoopState } from './state';
 import { awaitClientAnswer } from './client-answers';
 import { PATCHES } from '../../shared/compat';
+import { hooksFailedBlock } from '../../shared/model-texts';
 
 export interface HookDeps {
   state: LoopState;
@@ -118,7 +119,7 @@ function workerHooksFailed(deps: HookDeps, event: HookEvent, e: unknown): HookVe
   if (event === 'PreToolUse' && patched(PATCHES.hooksFailClosed.id)) {
     log.emit({ type: 'system', subtype: 'warning', message: `PreToolUse hooks could not run; the call is denied: ${why}` });
     return {
-      block: `The PreToolUse hooks could not run (${why}), so the call was denied: a guard hook that cannot run never lets a call through.`,
+      block: hooksFailedBlock(why),
       additionalContext: [],
       systemMessages: [],
     };

@@ -8,10 +8,10 @@ import { ActivityFailure, ApplicationFailure, isCancellation, proxySinks } from 
 import type { ModelActivities } from '../../shared/activities';
 import type { PromptSinks } from '../../shared/prompt-offer';
 import type { AssistantReply } from '../../shared/messages';
-import { FINAL_SUMMARY_PROMPT } from '../../shared/done-tool';
 import { describeModelFailure, retriesExhausted } from './activity-stubs';
 import * as context from './context/index';
 import { accountReply, type EventLog, type LoopState } from './state';
+import { FINAL_SUMMARY_PROMPT } from '../../shared/model-texts';
 
 export interface ModelCallDeps {
   state: LoopState;

@@ -6,7 +6,7 @@
  */
 import { ActivityFailure, condition, isCancellation, patched } from '@temporalio/workflow';
 import { isHostLostFailure } from './checkpoints';
-import { DEFAULT_DENY_MESSAGE, type PendingPermission, type PermissionAnswer } from '../../shared/approvals';
+import type { PendingPermission, PermissionAnswer } from '../../shared/approvals';
 import type { ToolUseBlock } from '../../shared/messages';
 import { evaluatePermission, parseRules, type PermissionDecision, type PermissionRules } from '../../shared/permissions';
 import type { PathGuard, ToolSpec } from '../../shared/tools';
@@ -17,6 +17,15 @@ import type { HookVerdict } from '../../shared/hooks';
 import type { EventLog, LoopState } from './state';
 import { invalidCallReason } from './tool-calls';
 import { PATCHES } from '../../shared/compat';
+import {
+  approvalInputInvalidText,
+  DEFAULT_DENY_MESSAGE,
+  HOOK_DENIED,
+  hookAsksText,
+  neverAsksText,
+  permissionCheckFailedText,
+  permissionTimeoutText,
+} from '../../shared/model-texts';
 
 export interface GateDeps {
   state: LoopState;
@@ -91,7 +100,7 @@ async function callFacts(deps: GateDeps, call: ToolUseBlock, rules: PermissionRu
     // A lost host that could not be replaced ends the session (ARCHITECTURE.md#checkpoints).
     if (isCancellation(e) || isHostLostFailure(e)) throw e;
     const cause = e instanceof ActivityFailure ? (e.cause?.message ?? e.message) : String(e);
-    return { failed: `${call.name} was not run: the tools worker could not check it against the permission rules (${cause}).` };
+    return { failed: permissionCheckFailedText(call.name, cause) };
   }
 }
 
@@ -149,7 +158,7 @@ export function pathGuardFor(state: LoopState, toolName: string, gate: GateResul
  */
 export async function permissionGate(deps: GateDeps, call: ToolUseBlock, spec: ToolSpec, hook?: HookVerdict): Promise<GateResult> {
   const { state } = deps;
-  if (hook?.permissionDecision === 'deny') return deny(deps, call, hook.permissionDecisionReason || 'Denied by a PreToolUse hook.');
+  if (hook?.permissionDecision === 'deny') return deny(deps, call, hook.permissionDecisionReason || HOOK_DENIED);
   const rules = sessionRules(state);
   const { facts, failed } = await callFacts(deps, call, rules);
   if (failed) return deny(deps, call, failed);
@@ -163,7 +172,7 @@ export async function permissionGate(deps: GateDeps, call: ToolUseBlock, spec: T
     if (answer.updatedInput === undefined) return { allowed: true, input: call.input, facts, approved: true };
     const invalid = invalidCallReason({ ...call, input: answer.updatedInput }, [spec]);
     return invalid
-      ? deny(deps, call, `The input given with the approval is not valid: ${invalid}`)
+      ? deny(deps, call, approvalInputInvalidText(invalid))
       : { allowed: true, input: answer.updatedInput, facts, approved: true };
   }
   return deny(deps, call, decision.message);
@@ -174,8 +183,8 @@ function withHookDecision(decision: PermissionDecision, hook: HookVerdict | unde
   const reason = hook.permissionDecisionReason;
   if (hook.permissionDecision === 'allow') return { behavior: 'allow', reason: 'rule', matched: [] };
   // 'ask'
-  const message = `A PreToolUse hook asks for approval${reason ? `: ${reason}` : '.'}`;
-  if (dontAsk) return { behavior: 'deny', message: `${message} permissionMode dontAsk never asks.`, reason: 'rule', matched: [] };
+  const message = hookAsksText(reason);
+  if (dontAsk) return { behavior: 'deny', message: neverAsksText(message), reason: 'rule', matched: [] };
   return { behavior: 'ask', message, reason: 'rule', matched: [], suggestions: decision.behavior === 'ask' ? decision.suggestions : [] };
 }
 
@@ -243,7 +252,7 @@ async function askPerson(
     answer ?? {
       requestId: id,
       behavior: 'deny',
-      message: `No answer to permission request ${id} within ${state.config.permissionTimeoutMs} ms: ${call.name} was not run.`,
+      message: permissionTimeoutText(id, state.config.permissionTimeoutMs, call.name),
     }
   );
 }

@@ -25,8 +25,7 @@ import type { ResultMessage } from '../../shared/events';
 import { verifySpec, type WorkspaceReport } from '../../shared/workspace';
 import type { AssistantReply, ToolResultBlock, ToolUseBlock } from '../../shared/messages';
 import { sdkApiMessage } from '../../shared/sdk-shapes';
-import { DONE_REMINDER } from '../../shared/done-tool';
-import { afterTools, beforeModelCall, endsSession, exitNote, outputRetryNotice, resolveTurn, unhandledStep, type ExitReason } from './turn';
+import { afterTools, beforeModelCall, endsSession, exitNote, resolveTurn, unhandledStep, type ExitReason } from './turn';
 import { hasSteers, takeFollowUps, takeSteers } from './user-input';
 import { discardTruncatedToolCalls } from './tool-calls';
 import { activitiesFor, describeModelFailure, type SessionActivities } from './activity-stubs';
@@ -48,8 +47,9 @@ import {
   type CarriedState,
   type LoopState,
 } from './state';
-import { dispatchToolCalls, INTERRUPTED_RESULT } from './tool-dispatch';
+import { dispatchToolCalls } from './tool-dispatch';
 import * as context from './context/index';
+import { promptTokensOf } from './context/token-accounting';
 import { continueAsNewDue, continueAsNewNow } from './continue-as-new';
 import { forwardEventsToParent } from './subagents';
 import { batchSpendReporter } from './batch-spend';
@@ -60,11 +60,11 @@ import {
   lastRestorable,
   onLiveHost,
   POLLER_FRESH_MS,
-  restoredNote,
   startCheckpoints,
   takeCheckpoint,
   turnChangesWorkspace,
 } from './checkpoints';
+import { DONE_REMINDER, INTERRUPTED_RESULT, outputRetryNotice, restoredNote } from '../../shared/model-texts';
 
 export async function agentSession(options: SessionOptions, carried?: CarriedState): Promise<ResultMessage> {
   const info = workflowInfo();
@@ -494,7 +494,7 @@ class Session implements SessionControl {
     this.turnsThisRun++;
     accountReply(state, reply);
     this.reportSpend?.(state.costUsd);
-    state.lastPromptTokens = reply.usage.input_tokens + reply.usage.cache_read_input_tokens + reply.usage.cache_creation_input_tokens;
+    state.lastPromptTokens = promptTokensOf(reply.usage);
     state.lastPromptMessageCount = state.messages.length - 1;
     state.turn.stopReason = reply.stop_reason;
     warnIfUnpriced(state, log, reply);

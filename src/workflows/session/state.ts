@@ -11,7 +11,7 @@ import type { McpServerState } from '../../shared/mcp';
 import type { SessionConfig, PermissionMode } from '../../shared/config';
 import type { SessionUsage, SubagentRecord, TodoItem, UserInput } from '../../shared/api';
 import { toUuid, type ModelUsageEntry, type NewEvent, type ResultMessage, type SessionEvent } from '../../shared/events';
-import { emptyUsage, type AssistantReply, type Message, type Usage } from '../../shared/messages';
+import { addUsage, emptyUsage, tokenCounts, type AssistantReply, type Message, type Usage } from '../../shared/messages';
 import type { ToolSpec } from '../../shared/tools';
 import type { PendingPermission, PermissionAnswer } from '../../shared/approvals';
 import type { HookAnswer, PendingHookRequest } from '../../shared/client-hooks';
@@ -326,11 +326,7 @@ export class EventLog {
 
 /** Add one reply's tokens and cost to the running totals. */
 export function accountReply(state: LoopState, reply: AssistantReply): void {
-  const u = reply.usage;
-  state.usage.input_tokens += u.input_tokens;
-  state.usage.output_tokens += u.output_tokens;
-  state.usage.cache_read_input_tokens += u.cache_read_input_tokens;
-  state.usage.cache_creation_input_tokens += u.cache_creation_input_tokens;
+  addUsage(state.usage, reply.usage);
   state.costUsd += reply.costUsd;
   state.apiDurationMs += reply.durationMs;
   // `costUSD`: the SDK's spelling, because `perModel` is copied into the result's `modelUsage`.
@@ -343,10 +339,7 @@ export function accountReply(state: LoopState, reply: AssistantReply): void {
     contextWindow: reply.contextWindow,
     costBasis: reply.costBasis,
   });
-  m.inputTokens += u.input_tokens;
-  m.outputTokens += u.output_tokens;
-  m.cacheReadInputTokens += u.cache_read_input_tokens;
-  m.cacheCreationInputTokens += u.cache_creation_input_tokens;
+  addUsage(m, tokenCounts(reply.usage));
   m.costUSD += reply.costUsd;
 }
 

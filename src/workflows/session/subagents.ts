@@ -17,11 +17,20 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { subagentEventsSignal, WORKFLOW_TYPE, type SubagentEventsBatch, type SubagentRecord } from '../../shared/api';
 import type { AgentDefinition, SessionConfig, SessionOptions } from '../../shared/config';
 import type { NewEvent, ResultMessage, SessionEvent } from '../../shared/events';
-import type { ToolResultBlock, ToolUseBlock } from '../../shared/messages';
+import { addUsage, type ToolResultBlock, type ToolUseBlock } from '../../shared/messages';
 import type { ToolSpec } from '../../shared/tools';
 import { fireHooks, type HookDeps } from './hooks';
 import type { EventLog, LoopState } from './state';
 import { addAbandonedCalls, emptyAbandonedCalls } from './abandoned-calls';
+import {
+  BUDGET_REFUSAL,
+  SUBAGENT_SAID_NOTHING,
+  subagentFailedText,
+  subagentOverBudgetText,
+  subagentStoppedText,
+  subagentTooDeepText,
+  unknownAgentTypeText,
+} from '../../shared/model-texts';
 
 export const TASK_TOOL = 'Task';
 
@@ -149,23 +158,16 @@ export async function runTask(deps: HookDeps, call: ToolUseBlock): Promise<ToolR
   const agents = cfg.agents ?? {};
   const def = Object.prototype.hasOwnProperty.call(agents, input.subagent_type) ? agents[input.subagent_type] : undefined;
   if (!def) {
-    return errorResult(
-      call,
-      `Error: Agent type '${input.subagent_type}' not found. Available agents: ${Object.keys(agents).join(', ') || '(none)'}`,
-    );
+    return errorResult(call, unknownAgentTypeText(input.subagent_type, Object.keys(agents)));
   }
   const depth = (cfg.subagent?.depth ?? 0) + 1;
   if (depth > cfg.maxSubagentDepth) {
-    return errorResult(
-      call,
-      `Error: subagents may nest at most ${cfg.maxSubagentDepth} deep (maxSubagentDepth); this session is at depth ${depth - 1}, ` +
-        'so it cannot start another. Do the task yourself.',
-    );
+    return errorResult(call, subagentTooDeepText(cfg.maxSubagentDepth, depth - 1));
   }
   let remaining: number | undefined;
   if (cfg.maxBudgetUsd !== undefined) {
     remaining = cfg.maxBudgetUsd - state.costUsd;
-    if (remaining <= 0) return errorResult(call, 'Not run: the session reached its maximum budget.');
+    if (remaining <= 0) return errorResult(call, BUDGET_REFUSAL);
   }
   const workflowId = subagentWorkflowId(recordedSessionId(state), call.id);
   const record: SubagentRecord = {
@@ -207,15 +209,11 @@ export async function runTask(deps: HookDeps, call: ToolUseBlock): Promise<ToolR
     agent_type: input.subagent_type,
     stop_hook_active: false,
   });
-  if (!result) return errorResult(call, `Error: the ${input.subagent_type} subagent failed: ${failure}`);
-  if (record.stoppedForBudget && result.is_error) {
-    const partial = result.result ? ` Its last words: ${result.result}` : '';
-    return errorResult(call, `Not finished: the session and its subagents reached the maximum budget ($${cfg.maxBudgetUsd}).${partial}`);
-  }
-  if (!result.is_error) return { type: 'tool_result', tool_use_id: call.id, content: result.result || '(the subagent said nothing)' };
+  if (!result) return errorResult(call, subagentFailedText(input.subagent_type, failure));
+  if (record.stoppedForBudget && result.is_error) return errorResult(call, subagentOverBudgetText(cfg.maxBudgetUsd, result.result));
+  if (!result.is_error) return { type: 'tool_result', tool_use_id: call.id, content: result.result || SUBAGENT_SAID_NOTHING };
   const why = 'errors' in result && result.errors?.length ? result.errors.join('\n') : result.subtype;
-  const partial = result.result ? `\n\nIts last words: ${result.result}` : '';
-  return errorResult(call, `Error: the ${input.subagent_type} subagent stopped (${result.subtype}): ${why}${partial}`);
+  return errorResult(call, subagentStoppedText(input.subagent_type, result.subtype, why, result.result));
 }
 
 /**
@@ -245,11 +243,7 @@ export function accountChild(state: LoopState, record: SubagentRecord, result: R
   record.costUsd = result.total_cost_usd;
   state.costUsd += result.total_cost_usd;
   state.apiDurationMs += result.duration_api_ms;
-  const u = result.usage;
-  state.usage.input_tokens += u.input_tokens;
-  state.usage.output_tokens += u.output_tokens;
-  state.usage.cache_read_input_tokens += u.cache_read_input_tokens ?? 0;
-  state.usage.cache_creation_input_tokens += u.cache_creation_input_tokens ?? 0;
+  addUsage(state.usage, result.usage);
   for (const [model, m] of Object.entries(result.modelUsage)) {
     const mine = (state.perModel[model] ??= {
       inputTokens: 0,
@@ -260,10 +254,7 @@ export function accountChild(state: LoopState, record: SubagentRecord, result: R
       contextWindow: m.contextWindow,
       costBasis: m.costBasis === 'list' ? 'table' : 'unknown',
     });
-    mine.inputTokens += m.inputTokens;
-    mine.outputTokens += m.outputTokens;
-    mine.cacheReadInputTokens += m.cacheReadInputTokens;
-    mine.cacheCreationInputTokens += m.cacheCreationInputTokens;
+    addUsage(mine, m);
     mine.costUSD += m.costUSD;
     if (m.abandonedCalls) addAbandonedCalls((mine.abandonedCalls ??= emptyAbandonedCalls()), m.abandonedCalls);
   }

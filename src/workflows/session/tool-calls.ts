@@ -5,6 +5,7 @@
 import type { ContentBlock, ToolUseBlock } from '../../shared/messages';
 import type { ToolSpec } from '../../shared/tools';
 import { checkAgainstSchema } from '../../shared/json-schema';
+import { invalidInputText, invalidJsonArgumentsText, noSuchToolText } from '../../shared/model-texts';
 
 /**
  * On `max_tokens`, a tool call cut off mid-arguments cannot be run or answered sensibly: drop it.
@@ -31,13 +32,16 @@ export function scheduleBatches<T extends { readOnly: boolean }>(calls: T[]): T[
 export function invalidCallReason(call: ToolUseBlock, specs: ToolSpec[]): string | null {
   const spec = specs.find((s) => s.name === call.name);
   if (!spec) {
-    return `Error: No such tool available: ${call.name}. Available tools: ${specs.map((s) => s.name).join(', ')}`;
+    return noSuchToolText(
+      call.name,
+      specs.map((s) => s.name),
+    );
   }
   if (call.raw_input !== undefined) {
-    return `InputValidationError: the arguments for ${call.name} are not valid JSON (${truncate(call.raw_input, 200)}). Send a JSON object matching the tool's schema.`;
+    return invalidJsonArgumentsText(call.name, truncate(call.raw_input, 200));
   }
   const problem = checkAgainstSchema(call.input, spec.inputSchema as never);
-  return problem ? `InputValidationError: ${call.name} failed due to the following issue: ${problem}` : null;
+  return problem ? invalidInputText(call.name, problem) : null;
 }
 
 function truncate(s: string, n: number): string {

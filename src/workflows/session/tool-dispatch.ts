@@ -16,6 +16,7 @@ import { runTask, TASK_TOOL } from './subagents';
 import { callMcpTool } from './mcp';
 import { callClientTool } from './client-tools';
 import type { McpActivities } from '../../shared/activities';
+import { hookBlockedText, hookInputInvalidText, TASK_COMPLETE_INVALID, todoWriteInvalidText } from '../../shared/model-texts';
 
 export interface ToolDispatchDeps extends GateDeps, HookDeps {
   specs: ToolSpec[];
@@ -25,9 +26,6 @@ export interface ToolDispatchDeps extends GateDeps, HookDeps {
   /** Called when the model calls TaskComplete (requireDoneTool). */
   onDone(message: string): void;
 }
-
-/** The result every call left unanswered gets when its turn is interrupted (ARCHITECTURE.md#interrupt-cancels-the-turn). */
-export const INTERRUPTED_RESULT = 'Interrupted by user: the tool call was cancelled before it finished.';
 
 /**
  * Run one turn's calls; fills `results` (keyed by tool_use id) as calls finish, so an
@@ -74,11 +72,11 @@ async function runOne(deps: ToolDispatchDeps, call: ToolUseBlock): Promise<ToolR
   const spec = deps.specs.find((s) => s.name === call.name)!;
 
   const pre = await fireHooks(deps, 'PreToolUse', call.name, { tool_name: call.name, tool_input: call.input, tool_use_id: call.id });
-  if (pre?.block !== undefined) return errorResult(call, `Blocked by a PreToolUse hook: ${pre.block}`);
+  if (pre?.block !== undefined) return errorResult(call, hookBlockedText(pre.block));
   if (pre?.updatedInput !== undefined) {
     const changed = { ...call, input: pre.updatedInput };
     const problem = invalidCallReason(changed, [spec]);
-    if (problem) return errorResult(call, `A PreToolUse hook changed the input to one that is not valid: ${problem}`);
+    if (problem) return errorResult(call, hookInputInvalidText(problem));
     call = changed;
   }
   const gate = await permissionGate(deps, call, spec, pre ?? undefined);
@@ -107,7 +105,7 @@ async function execute(deps: ToolDispatchDeps, call: ToolUseBlock, gate: GateRes
   if (call.name === TASK_TOOL && state.config.agents) return runTask(deps, call);
   if (call.name === DONE_TOOL) {
     const parsed = TaskCompleteInput.safeParse(call.input);
-    if (!parsed.success) return errorResult(call, 'InputValidationError: TaskComplete needs a non-empty `message`.');
+    if (!parsed.success) return errorResult(call, TASK_COMPLETE_INVALID);
     deps.onDone(parsed.data.message);
     return { type: 'tool_result', tool_use_id: call.id, content: 'Task marked complete.' };
   }
@@ -154,7 +152,7 @@ function runTodoWrite(state: LoopState, call: ToolUseBlock): ToolResultBlock {
   const parsed = TodoWriteInput.safeParse(call.input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return errorResult(call, `InputValidationError: TodoWrite failed: \`${issue.path.join('.')}\`: ${issue.message}`);
+    return errorResult(call, todoWriteInvalidText(issue.path.join('.'), issue.message));
   }
   state.todos = parsed.data.todos;
   return { type: 'tool_result', tool_use_id: call.id, content: TODO_RESULT };

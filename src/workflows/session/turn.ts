@@ -7,6 +7,7 @@
  */
 import type { AssistantReply, ToolUseBlock } from '../../shared/messages';
 import type { ResultSubtype } from '../../shared/events';
+import { BUDGET_REFUSAL } from '../../shared/model-texts';
 
 /** Why a loop ended. */
 export type ExitReason =
@@ -147,21 +148,11 @@ export interface ReplyFacts extends TurnFacts {
   contextNearlyFull: boolean;
 }
 
-export const BUDGET_REFUSAL = 'Not run: the session reached its maximum budget.';
-
 /** Final replies that do not match the output schema, each answered with why, before the turn fails. */
 export const OUTPUT_RETRIES = 3;
 
 /** A worker older than `outputFormat` sends no verdict: nothing unchecked passes as the result. */
 const UNCHECKED_OUTPUT = 'the model worker did not check the reply against the schema (it predates outputFormat: upgrade it)';
-
-/** What the model is told when its final reply does not match the schema. */
-export function outputRetryNotice(error: string): string {
-  return (
-    `Your final reply must be only a JSON value that matches the output schema, with no other text. ` +
-    `It did not: ${error}. Reply again with only the JSON.`
-  );
-}
 
 /**
  * The step after a reply. `tool_use` with no tool calls counts as `end_turn`; some providers

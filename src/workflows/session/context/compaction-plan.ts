@@ -5,9 +5,7 @@
  */
 import type { ContentBlock, Message } from '../../../shared/messages';
 import { estimateMessageTokens } from './token-accounting';
-
-export const CONTINUATION_PREFIX =
-  'This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\n';
+import { CONTINUATION_PREFIX, cutTaskText, originalRequestText } from '../../../shared/model-texts';
 
 /** The original task is re-attached verbatim up to this length; the summary covers the rest. */
 export const MAX_TASK_CHARS = 20_000;
@@ -59,11 +57,8 @@ export function applyCompaction(
 ): Message[] {
   let text = CONTINUATION_PREFIX + summaryText.trim();
   if (opts.task) {
-    const task =
-      opts.task.length > MAX_TASK_CHARS
-        ? `${opts.task.slice(0, MAX_TASK_CHARS)}\n[… ${opts.task.length - MAX_TASK_CHARS} more characters; see the summary]`
-        : opts.task;
-    text += `\n\nThe user's original request, verbatim:\n${task}`;
+    const task = opts.task.length > MAX_TASK_CHARS ? cutTaskText(opts.task, MAX_TASK_CHARS) : opts.task;
+    text += originalRequestText(task);
   }
   const keep = messages.slice(plan.summarizeUpTo);
   const first = keep[0];

@@ -20,8 +20,9 @@ import { trimOldToolResults } from '../../../shared/trim-tool-results';
 import { describeModelFailure } from '../activity-stubs';
 import type { EventLog, LoopState } from '../state';
 import { applyCompaction, planCompaction } from './compaction-plan';
-import { detectLoop, loopWarningText, recordTurn } from './loop-detection';
+import { detectLoop, recordTurn } from './loop-detection';
 import { contextUsage, estimateTokens, resolveCompaction, shouldCompact, type ResolvedCompaction } from './token-accounting';
+import { CUT_OFF_NOTICE, loopWarningText } from '../../../shared/model-texts';
 
 export interface ContextDeps {
   state: LoopState;
@@ -31,8 +32,6 @@ export interface ContextDeps {
   /** PreCompact hooks. */
   beforeCompact?(trigger: 'auto' | 'manual'): Promise<void>;
 }
-
-const CUT_OFF_NOTICE = 'Your previous response was cut off at the output token limit. Continue from where it stopped, in smaller steps.';
 
 /**
  * Before a model call: trim old tool output and deliver notices. When the context is near the

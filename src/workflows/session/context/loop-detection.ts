@@ -82,17 +82,6 @@ export function detectLoop(history: readonly (readonly string[])[], opts: LoopOp
   return best ? { kind: 'repeat', ...best, toolName: toolNameOf(best.signature) } : null;
 }
 
-/** The text injected before the next model call. */
-export function loopWarningText(match: LoopMatch, opts: LoopOptions = {}): string {
-  const window = opts.window ?? 10;
-  const advice =
-    'Doing the same thing again will not give a different result. Stop and reconsider: re-read the latest output, check your assumptions, and take a different approach. If you are blocked, say what is blocking you.';
-  if (match.kind === 'repeat') {
-    return `Loop warning: you have called ${match.toolName} with the same arguments ${match.count} times in your last ${window} tool calls. ${advice}`;
-  }
-  return `Loop warning: your last ${match.count * match.pattern.length} tool calls repeat the same sequence (${match.toolNames.join(' → ')}) ${match.count} times. ${advice}`;
-}
-
 function cycleOf(calls: string[], p: number, threshold: number): LoopMatch | null {
   if (calls.length < p * threshold) return null;
   const pattern = calls.slice(-p);
