@@ -115,10 +115,10 @@ function childOptions(
     platform: cfg.platform,
     ...(cfg.startedAt ? { startedAt: cfg.startedAt } : {}),
     // A subagent works in its parent's folder, so on the host its parent is pinned to (ARCHITECTURE.md#workspaces).
-    ...(state.workspace
-      ? { toolsTaskQueue: state.workspace.hostQueue }
-      : state.hostPin
-        ? { toolsTaskQueue: state.hostPin.hostQueue }
+    ...(state.files.workspace
+      ? { toolsTaskQueue: state.files.workspace.hostQueue }
+      : state.files.hostPin
+        ? { toolsTaskQueue: state.files.hostPin.hostQueue }
         : cfg.toolsTaskQueue
           ? { toolsTaskQueue: cfg.toolsTaskQueue }
           : {}),
@@ -164,7 +164,7 @@ export async function runTask(deps: HookDeps, call: ToolUseBlock): Promise<ToolR
   }
   let remaining: number | undefined;
   if (cfg.maxBudgetUsd !== undefined) {
-    remaining = cfg.maxBudgetUsd - state.costUsd;
+    remaining = cfg.maxBudgetUsd - state.spend.costUsd;
     if (remaining <= 0) return errorResult(call, 'Not run: the session reached its maximum budget.');
   }
   const workflowId = subagentWorkflowId(recordedSessionId(state), call.id);
@@ -229,7 +229,7 @@ function watchTreeBudget(state: LoopState, batch: SubagentEventsBatch): void {
   if (!record || batch.costUsd === undefined) return;
   record.costUsd = batch.costUsd;
   const max = state.config.maxBudgetUsd;
-  if (max === undefined || state.costUsd + running.reduce((sum, r) => sum + r.costUsd, 0) < max) return;
+  if (max === undefined || state.spend.costUsd + running.reduce((sum, r) => sum + r.costUsd, 0) < max) return;
   for (const r of running) {
     if (r.stoppedForBudget) continue;
     r.stoppedForBudget = true;
@@ -243,15 +243,15 @@ function watchTreeBudget(state: LoopState, batch: SubagentEventsBatch): void {
 /** A child's tokens and cost become the parent's: `usage`, `modelUsage`, `total_cost_usd`, and the budget. */
 export function accountChild(state: LoopState, record: SubagentRecord, result: ResultMessage): void {
   record.costUsd = result.total_cost_usd;
-  state.costUsd += result.total_cost_usd;
-  state.apiDurationMs += result.duration_api_ms;
+  state.spend.costUsd += result.total_cost_usd;
+  state.spend.apiDurationMs += result.duration_api_ms;
   const u = result.usage;
-  state.usage.input_tokens += u.input_tokens;
-  state.usage.output_tokens += u.output_tokens;
-  state.usage.cache_read_input_tokens += u.cache_read_input_tokens ?? 0;
-  state.usage.cache_creation_input_tokens += u.cache_creation_input_tokens ?? 0;
+  state.spend.usage.input_tokens += u.input_tokens;
+  state.spend.usage.output_tokens += u.output_tokens;
+  state.spend.usage.cache_read_input_tokens += u.cache_read_input_tokens ?? 0;
+  state.spend.usage.cache_creation_input_tokens += u.cache_creation_input_tokens ?? 0;
   for (const [model, m] of Object.entries(result.modelUsage)) {
-    const mine = (state.perModel[model] ??= {
+    const mine = (state.spend.perModel[model] ??= {
       inputTokens: 0,
       outputTokens: 0,
       cacheReadInputTokens: 0,
