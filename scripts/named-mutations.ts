@@ -26,27 +26,29 @@ interface Mutation {
 
 const CARRY_TEST = 'test/session/continue-as-new-state.test.ts';
 
-/** Reset one field of the carried state to what a fresh session has, on the way into the new run. */
+/** Reset one field of the carried state (`group.field` for a grouped one) to what a fresh session has, on the way into the new run. */
 function resetOnContinueAsNew(field: string): Mutation {
+  const [group, inner] = field.split('.');
+  const reset = inner ? `${group}: { ...state.${group}, ${inner}: fresh.${field} }` : `${field}: fresh.${field}`;
   return {
     name: `continue-as-new resets ${field}`,
     file: 'src/workflows/session/continue-as-new.ts',
     from: 'const carried: CarriedState = { state, recentEvents',
-    to: `const fresh = initialState(state.config, state.sessionId, state.startedAtMs);\n  const carried: CarriedState = { state: { ...state, ${field}: fresh.${field} }, recentEvents`,
+    to: `const fresh = initialState(state.config, state.sessionId, state.startedAtMs);\n  const carried: CarriedState = { state: { ...state, ${reset} }, recentEvents`,
     tests: [CARRY_TEST],
     prepend: "import { initialState } from './state';",
   };
 }
 
 const CARRIED_FIELDS = [
-  'costUsd',
-  'usage',
-  'perModel',
+  'spend.costUsd',
+  'spend.usage',
+  'spend.perModel',
   'model',
   'permissionMode',
   'fileStamps',
   'todos',
-  'loopHistory',
+  'context.loopHistory',
   'permissionDenials',
 ];
 

@@ -91,11 +91,13 @@ export const PATCHES = {
 /** Versions of state carried across continue-as-new, each reading every older one it lists. */
 export const SCHEMA_VERSIONS = {
   carriedSessionState: {
-    current: 2,
-    reads: [1, 2],
-    keeps: 'a session carried by a worker before turn records (version 1) is migrated on its next run',
+    current: 3,
+    reads: [1, 2, 3],
+    keeps:
+      'a session carried by a worker before turn records (version 1) or before the fields were grouped (version 2) is migrated on its next run, one version at a time',
     where: 'migrateCarriedState in src/workflows/session/state.ts',
-    deleteWhen: 'no open session was last carried by a worker writing version 1; then drop version 1 from the migration',
+    deleteWhen:
+      'no open session was last carried by a worker writing version 1 (then drop fromVersion1) or version 2 (then drop fromVersion2 and the flat shape)',
   },
   batchCarried: {
     current: 1,

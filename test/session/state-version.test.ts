@@ -38,7 +38,7 @@ test('an unknown schema version fails the workflow task with a message naming it
     const failed = history.events?.find((e) => e.workflowTaskFailedEventAttributes);
     return failed?.workflowTaskFailedEventAttributes?.failure?.message ?? undefined;
   });
-  expect(failure).toMatch(/schemaVersion 99, which this worker does not know \(it reads 1\.\.2\)/);
+  expect(failure).toMatch(/schemaVersion 99, which this worker does not know \(it reads 1\.\.3\)/);
   expect((await handle.describe()).status.name).toBe('RUNNING');
   expect(h.model.requests.filter((r) => r.scenario === 'v99-state')).toHaveLength(0);
   await handle.terminate('test done');

@@ -79,6 +79,6 @@ test("a subagent's abandoned attempts add to its parent's", () => {
   accountAbandonedCall(parent.state, parent.log, notice({ runId: 'parent-run' }));
   const record = { toolUseId: 't', agentType: 'general', description: 'd', workflowId: 'c', status: 'completed' as const, costUsd: 0 };
   accountChild(parent.state, record, childResult as Parameters<typeof accountChild>[2]);
-  expect(parent.state.perModel['gpt-4.1-mini']!.abandonedCalls).toMatchObject({ count: 2, costUSD: 0.02 });
-  expect(parent.state.costUsd).toBeCloseTo(0.02, 12);
+  expect(parent.state.spend.perModel['gpt-4.1-mini']!.abandonedCalls).toMatchObject({ count: 2, costUSD: 0.02 });
+  expect(parent.state.spend.costUsd).toBeCloseTo(0.02, 12);
 });

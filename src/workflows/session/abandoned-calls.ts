@@ -38,11 +38,11 @@ export function accountAbandonedCall(state: LoopState, log: EventLog, n: Abandon
     return;
   }
   const key = `${n.runId}/${n.activityId}/${n.attempt}`;
-  const seen = (state.abandonedAttempts ??= []);
+  const seen = (state.spend.abandonedAttempts ??= []);
   if (seen.includes(key)) return;
   seen.push(key);
   if (seen.length > REMEMBERED_ATTEMPTS) seen.shift();
-  const m = (state.perModel[n.model] ??= {
+  const m = (state.spend.perModel[n.model] ??= {
     inputTokens: 0,
     outputTokens: 0,
     cacheReadInputTokens: 0,
@@ -59,7 +59,7 @@ export function accountAbandonedCall(state: LoopState, log: EventLog, n: Abandon
     costUSD: n.costUsd,
     estimated: n.estimated ? 1 : 0,
   });
-  state.costUsd += n.costUsd;
+  state.spend.costUsd += n.costUsd;
   const tokens = `${n.usage.input_tokens + n.usage.cache_read_input_tokens} input and ${n.usage.output_tokens} output tokens`;
   log.emit({
     type: 'system',

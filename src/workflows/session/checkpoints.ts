@@ -33,11 +33,11 @@ export function isHostLostFailure(e: unknown): e is ApplicationFailure {
  */
 export function startCheckpoints(state: LoopState): void {
   // A subagent works in its parent's folder: the parent checkpoints it after the Task turn.
-  if (state.checkpoints || state.config.subagent || !checkpointsOn(state.config)) return;
+  if (state.files.checkpoints || state.config.subagent || !checkpointsOn(state.config)) return;
   // Started by a client that says so: no marker needed. Without it (an earlier client, a recorded
   // history): the marker decides, so a session recorded before checkpoints never takes one.
   if (state.config.checkpoints === undefined && !patched(PATCHES.workspaceCheckpoints.id)) return;
-  state.checkpoints = { run: workflowInfo().firstExecutionRunId, list: [] };
+  state.files.checkpoints = { run: workflowInfo().firstExecutionRunId, list: [] };
 }
 
 /** A turn whose tools may have changed the folder is checkpointed at its end. */
@@ -55,7 +55,7 @@ export async function takeCheckpoint(
   log: EventLog,
   checkpointWorkspace: CheckpointActivities['checkpointWorkspace'],
 ): Promise<void> {
-  const cp = state.checkpoints;
+  const cp = state.files.checkpoints;
   if (!cp || state.config.cwd === '') return;
   const turn = sessionTurn(state);
   const last = cp.list[cp.list.length - 1];
@@ -82,7 +82,7 @@ export async function takeCheckpoint(
 }
 
 function reportFailing(state: LoopState, log: EventLog, why: string): void {
-  const cp = state.checkpoints!;
+  const cp = state.files.checkpoints!;
   const first = cp.failing === undefined;
   cp.failing = why;
   // Once per failing streak: a remote that is down would otherwise warn on every turn.
@@ -99,7 +99,7 @@ export function hostTimeout(e: unknown): 'not_started' | 'timed_out' | undefined
 
 /** The last checkpoint another host can fetch: only those the remote holds. */
 export function lastRestorable(state: LoopState): CheckpointRecord | undefined {
-  const list = state.checkpoints?.list ?? [];
+  const list = state.files.checkpoints?.list ?? [];
   for (let i = list.length - 1; i >= 0; i--) if (list[i]!.pushed === 'remote') return list[i];
   return undefined;
 }

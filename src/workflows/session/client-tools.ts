@@ -15,7 +15,7 @@ import { noClientAnswer } from '../../shared/model-texts';
 
 export async function callClientTool(deps: { state: LoopState; log: EventLog }, spec: ToolSpec, call: ToolUseBlock): Promise<ToolOutcome> {
   const { state, log } = deps;
-  const requests = (state.toolRequests ??= { pending: [], answers: {}, nextId: 0 });
+  const requests = (state.client.toolRequests ??= { pending: [], answers: {}, nextId: 0 });
   const request: PendingToolRequest = {
     requestId: `tool-${++requests.nextId}`,
     server: spec.mcp!.server,

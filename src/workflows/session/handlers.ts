@@ -83,15 +83,15 @@ export function installHandlers(s: SessionControl): void {
 
   const turnRunning = () => s.status === 'running' || s.status === 'waiting_for_approval';
   const accept = (input: api.UserInput): { turnId: string; duplicate: boolean } => {
-    const seen = input.id ? state.seenMessageIds.find((m) => m.id === input.id) : undefined;
+    const seen = input.id ? state.input.seenMessageIds.find((m) => m.id === input.id) : undefined;
     if (seen) return { turnId: seen.turnId, duplicate: true };
     // A steer joins the running turn; anything else starts a turn of its own.
     const steer = input.steer === true && turnRunning();
-    const turnId = steer ? `turn-${state.userTurns}` : `turn-${++state.userTurns}`;
-    state.inbox.push({ text: input.text, ...(input.id ? { id: input.id } : {}), turnId, ...(steer ? { steer: true } : {}) });
+    const turnId = steer ? `turn-${state.input.userTurns}` : `turn-${++state.input.userTurns}`;
+    state.input.inbox.push({ text: input.text, ...(input.id ? { id: input.id } : {}), turnId, ...(steer ? { steer: true } : {}) });
     if (input.id) {
-      state.seenMessageIds.push({ id: input.id, turnId });
-      if (state.seenMessageIds.length > REMEMBERED_MESSAGE_IDS) state.seenMessageIds.shift();
+      state.input.seenMessageIds.push({ id: input.id, turnId });
+      if (state.input.seenMessageIds.length > REMEMBERED_MESSAGE_IDS) state.input.seenMessageIds.shift();
     }
     return { turnId, duplicate: false };
   };
@@ -108,7 +108,7 @@ export function installHandlers(s: SessionControl): void {
             : 'sendMessage: this session is not interactive (start it with interactive: true); a running turn can be steered with steer: true',
         );
       }
-      const dup = input.id !== undefined && state.seenMessageIds.some((m) => m.id === input.id);
+      const dup = input.id !== undefined && state.input.seenMessageIds.some((m) => m.id === input.id);
       if ((state.closed || s.status === 'completed') && !dup) throw new Error('sendMessage: the session is closed');
     },
   });
@@ -161,11 +161,12 @@ export function installHandlers(s: SessionControl): void {
   setHandler(pendingPermissionsQuery, () => state.approvals.pending.filter((p) => state.approvals.answers[p.requestId] === undefined));
 
   // Callback hooks (ARCHITECTURE.md#callback-hooks): the answer is taken by the hook waiting for it.
-  const openHookRequests = () => (state.hookRequests?.pending ?? []).filter((p) => state.hookRequests!.answers[p.requestId] === undefined);
+  const openHookRequests = () =>
+    (state.client.hookRequests?.pending ?? []).filter((p) => state.client.hookRequests!.answers[p.requestId] === undefined);
   setHandler(
     respondToHookUpdate,
     (answer) => {
-      state.hookRequests!.answers[answer.requestId] = recordedAnswer(answer);
+      state.client.hookRequests!.answers[answer.requestId] = recordedAnswer(answer);
       return { applied: true as const };
     },
     {
@@ -178,11 +179,12 @@ export function installHandlers(s: SessionControl): void {
   setHandler(pendingHookRequestsQuery, openHookRequests);
 
   // Client tools (ARCHITECTURE.md#client-mcp-tools): the answer is taken by the call waiting for it.
-  const openToolRequests = () => (state.toolRequests?.pending ?? []).filter((p) => state.toolRequests!.answers[p.requestId] === undefined);
+  const openToolRequests = () =>
+    (state.client.toolRequests?.pending ?? []).filter((p) => state.client.toolRequests!.answers[p.requestId] === undefined);
   setHandler(
     respondToToolUpdate,
     (answer) => {
-      state.toolRequests!.answers[answer.requestId] = recordedToolAnswer(answer);
+      state.client.toolRequests!.answers[answer.requestId] = recordedToolAnswer(answer);
       return { applied: true as const };
     },
     {
@@ -253,12 +255,12 @@ export function byteBoundedPage<T>(items: T[], maxBytes = QUERY_PAGE_BYTES): T[]
 
 /** The `checkpoints` query (ARCHITECTURE.md#checkpoints). */
 function checkpointsView(state: LoopState): CheckpointsView {
-  const cp = state.checkpoints;
+  const cp = state.files.checkpoints;
   return {
     turns: sessionTurn(state),
     checkpoints: cp?.list ?? [],
     ...(cp?.failing !== undefined ? { failing: cp.failing } : {}),
-    ...(state.compactedAtTurn !== undefined ? { compactedAtTurn: state.compactedAtTurn } : {}),
+    ...(state.context.compactedAtTurn !== undefined ? { compactedAtTurn: state.context.compactedAtTurn } : {}),
     ...(state.config.cwd !== '' ? { path: state.config.cwd } : {}),
   };
 }

@@ -155,7 +155,7 @@ function applyRuns(deps: HookDeps, event: HookEvent, runs: HookRun[]): HookVerdi
   const verdict = foldHookRuns(runs);
   for (const message of verdict.systemMessages) log.emit({ type: 'system', subtype: 'warning', message });
   // Context a hook adds reaches the model with its next request.
-  state.pendingNotices.push(...verdict.additionalContext);
+  state.context.pendingNotices.push(...verdict.additionalContext);
   if (verdict.stop !== undefined) state.turn.hookStop ??= verdict.stop;
   return verdict;
 }
@@ -169,7 +169,7 @@ function applyRuns(deps: HookDeps, event: HookEvent, runs: HookRun[]): HookVerdi
 async function askClient(deps: HookDeps, event: HookEvent, matcherIndexes: number[], payload: HookPayload): Promise<HookRun[]> {
   const { state, log } = deps;
   const cfg = state.config;
-  const requests = (state.hookRequests ??= { pending: [], answers: {}, nextId: 0 });
+  const requests = (state.client.hookRequests ??= { pending: [], answers: {}, nextId: 0 });
   const input = sdkHookInput(
     {
       sessionId: state.sessionId,

@@ -96,8 +96,8 @@ export async function writeFinalSummary(deps: ModelCallDeps): Promise<void> {
 
 /** Once per model: a reply the worker could not price is counted as $0, and the user is told. */
 export function warnIfUnpriced(state: LoopState, log: EventLog, reply: AssistantReply): void {
-  if (reply.costBasis !== 'unknown' || state.warnedModels.includes(reply.model)) return;
-  state.warnedModels.push(reply.model);
+  if (reply.costBasis !== 'unknown' || state.spend.warnedModels.includes(reply.model)) return;
+  state.spend.warnedModels.push(reply.model);
   log.emit({
     type: 'system',
     subtype: 'warning',

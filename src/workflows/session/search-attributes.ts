@@ -18,7 +18,7 @@ export function upsertSessionSearchAttributes(state: LoopState, status: string):
   const changed = status !== last.status || state.model !== last.model;
   if (!changed && state.turnCount - last.turns < COUNTER_EVERY_TURNS) return;
   state.indexed = { status, model: state.model, turns: state.turnCount };
-  const values = { status, model: state.model, turns: state.turnCount, costUsd: Math.round(state.costUsd * 1e6) / 1e6 };
+  const values = { status, model: state.model, turns: state.turnCount, costUsd: Math.round(state.spend.costUsd * 1e6) / 1e6 };
   upsertSearchAttributes([
     { key: keys.status, value: values.status },
     { key: keys.model, value: values.model },

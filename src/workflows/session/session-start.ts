@@ -44,7 +44,8 @@ export async function startSession(deps: {
     resumed = loaded.settings;
     // Turns go on counting from the resumed session's, and its checkpoints stay listed (ARCHITECTURE.md#checkpoints).
     if (state.turnMarks && loaded.turnMarks) state.turnMarks = [...loaded.turnMarks];
-    if (state.checkpoints && loaded.checkpoints) state.checkpoints.list = [...loaded.checkpoints, ...state.checkpoints.list];
+    if (state.files.checkpoints && loaded.checkpoints)
+      state.files.checkpoints.list = [...loaded.checkpoints, ...state.files.checkpoints.list];
   }
   let all: ToolSpec[];
   if (cfg.setupInOneCall) {

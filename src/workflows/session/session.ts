@@ -72,7 +72,7 @@ export async function agentSession(options: SessionOptions, carried?: CarriedSta
   const state = carried?.state ?? initialState(validate(options), info.workflowId, Date.now());
   const log = new EventLog(state, uuid4, carried?.recentEvents);
   // A subagent's events also go to its parent's stream (ARCHITECTURE.md#subagents).
-  const forwarded = state.config.subagent ? forwardEventsToParent(log, state.config.subagent, () => state.costUsd) : undefined;
+  const forwarded = state.config.subagent ? forwardEventsToParent(log, state.config.subagent, () => state.spend.costUsd) : undefined;
   const session = new Session(state, log, info.runId, activitiesFor(state.config, info.taskQueue, pinnedQueue(state)));
   installHandlers(session);
   try {
@@ -85,7 +85,7 @@ export async function agentSession(options: SessionOptions, carried?: CarriedSta
 
 /** The queue of the tools host the session's folder is on, once it has one. */
 function pinnedQueue(state: LoopState): string | undefined {
-  return state.workspace?.hostQueue ?? state.hostPin?.hostQueue;
+  return state.files.workspace?.hostQueue ?? state.files.hostPin?.hostQueue;
 }
 
 function validate(options: SessionOptions): SessionConfig {
@@ -156,7 +156,7 @@ class Session implements SessionControl {
           e instanceof ActivityFailure ? (e.cause?.message ?? e.message) : e instanceof ApplicationFailure ? e.message : undefined;
         if (why === undefined) throw e;
         // A workspace that could not be made says so first: a batch reports it as a setup error.
-        state.turn.errors.push(state.config.workspace && !state.workspace ? `setup: ${why}` : `The session could not start: ${why}`);
+        state.turn.errors.push(state.config.workspace && !state.files.workspace ? `setup: ${why}` : `The session could not start: ${why}`);
         return this.finish('setup_error');
       }
     }
@@ -180,7 +180,7 @@ class Session implements SessionControl {
   private async loop(): Promise<ResultMessage> {
     const { state } = this;
     for (;;) {
-      if (state.awaitingInput) {
+      if (state.input.awaitingInput) {
         this.setStatus('waiting_for_input');
         if (!(await this.waitForInput())) {
           this.setStatus('completed');
@@ -190,7 +190,7 @@ class Session implements SessionControl {
           return this.end(last, state.closed ? 'closed' : 'idle_timeout');
         }
         const maxRounds = state.config.maxRounds;
-        if (maxRounds !== undefined && state.roundsCompleted >= maxRounds) {
+        if (maxRounds !== undefined && state.input.roundsCompleted >= maxRounds) {
           await this.concludeWorkspace();
           return this.end(this.finish('max_rounds'), 'max_rounds');
         }
@@ -201,7 +201,7 @@ class Session implements SessionControl {
       if (ends) await this.concludeWorkspace();
       const result = this.finish(exit);
       if (ends) return this.end(result, exit);
-      state.awaitingInput = true;
+      state.input.awaitingInput = true;
     }
   }
 
@@ -209,12 +209,15 @@ class Session implements SessionControl {
   private async waitForInput(): Promise<boolean> {
     const { state } = this;
     for (;;) {
-      const woke = await condition(() => state.inbox.length > 0 || state.closed || this.shouldContinueAsNew(), state.config.idleTimeoutMs);
-      if (!woke || (state.closed && state.inbox.length === 0)) return false;
-      if (state.inbox.length > 0) break;
+      const woke = await condition(
+        () => state.input.inbox.length > 0 || state.closed || this.shouldContinueAsNew(),
+        state.config.idleTimeoutMs,
+      );
+      if (!woke || (state.closed && state.input.inbox.length === 0)) return false;
+      if (state.input.inbox.length > 0) break;
       if (this.shouldContinueAsNew()) await continueAsNewNow(this.contextDeps());
     }
-    state.awaitingInput = false;
+    state.input.awaitingInput = false;
     state.interrupted = false;
     state.turn = { ...newTurnRecord(), stopReason: state.turn.stopReason };
     emitInit(state, this.log);
@@ -251,10 +254,10 @@ class Session implements SessionControl {
           return step.exit;
         case 'retry_output':
           state.turn.outputRetries = (state.turn.outputRetries ?? 0) + 1;
-          state.pendingNotices.push(outputRetryNotice(step.error));
+          state.context.pendingNotices.push(outputRetryNotice(step.error));
           continue;
         case 'remind_done':
-          state.pendingNotices.push(DONE_REMINDER);
+          state.context.pendingNotices.push(DONE_REMINDER);
           continue;
         case 'compact_and_continue':
           if (await this.inTurn(() => context.afterCutOff(this.contextDeps()))) continue;
@@ -265,7 +268,7 @@ class Session implements SessionControl {
           return step.exit;
         case 'run_tools': {
           const exit = await this.toolStep(step.calls);
-          if (state.checkpoints && turnChangesWorkspace(step.calls)) {
+          if (state.files.checkpoints && turnChangesWorkspace(step.calls)) {
             await CancellationScope.nonCancellable(() =>
               takeCheckpoint(state, this.log, (i) => this.acts.workspace.checkpointWorkspace(i)),
             );
@@ -285,7 +288,7 @@ class Session implements SessionControl {
     const { state } = this;
     return {
       turnCount: state.turnCount,
-      costUsd: state.costUsd,
+      costUsd: state.spend.costUsd,
       interrupted: state.interrupted,
       cancelled: CancellationScope.current().consideredCancelled,
       maxTurns: state.config.maxTurns,
@@ -301,9 +304,9 @@ class Session implements SessionControl {
   private async makeWorkspace(): Promise<void> {
     const { state } = this;
     const source = state.config.workspace;
-    if (!source || state.workspace) return;
+    if (!source || state.files.workspace) return;
     const made = await this.acts.workspace.provisionWorkspace({ sessionId: state.sessionId, workspace: source });
-    state.workspace = { path: made.path, base: made.base, kind: made.kind, host: made.host, hostQueue: made.hostQueue };
+    state.files.workspace = { path: made.path, base: made.base, kind: made.kind, host: made.host, hostQueue: made.hostQueue };
     state.config = { ...state.config, cwd: made.path };
     this.setActivities(activitiesFor(state.config, workflowInfo().taskQueue, made.hostQueue));
   }
@@ -336,7 +339,7 @@ class Session implements SessionControl {
   private async restoreElsewhere(lostQueue: string): Promise<void> {
     const { state } = this;
     const cfg = state.config;
-    const lostHost = state.workspace?.host ?? state.hostPin?.host ?? lostQueue;
+    const lostHost = state.files.workspace?.host ?? state.files.hostPin?.host ?? lostQueue;
     const from = lastRestorable(state);
     if (!from) {
       throw hostLostFailure(
@@ -345,10 +348,10 @@ class Session implements SessionControl {
           `(set DURABLE_AGENT_CHECKPOINT_REMOTE on the tools workers).`,
       );
     }
-    const list = state.checkpoints!.list;
+    const list = state.files.checkpoints!.list;
     // The first checkpoint: a restored copy's diff base (the folder as the session found it).
     const zero = list[0]!.pushed === 'remote' ? list[0] : undefined;
-    const ws = state.workspace;
+    const ws = state.files.workspace;
     let restored;
     try {
       restored = await this.raw.restore.restoreWorkspace({
@@ -367,9 +370,9 @@ class Session implements SessionControl {
       );
     }
     // What the lost host checkpointed after `from` is gone with it.
-    state.checkpoints!.list = list.slice(0, list.indexOf(from) + 1);
+    state.files.checkpoints!.list = list.slice(0, list.indexOf(from) + 1);
     if (ws) {
-      state.workspace = {
+      state.files.workspace = {
         ...ws,
         base: restored.base,
         host: restored.host,
@@ -377,7 +380,7 @@ class Session implements SessionControl {
         restoredFrom: { turn: from.turn, commit: from.commit, lostHost },
       };
     } else {
-      state.hostPin = { host: restored.host, hostQueue: restored.hostQueue };
+      state.files.hostPin = { host: restored.host, hostQueue: restored.hostQueue };
     }
     this.setActivities(activitiesFor(cfg, workflowInfo().taskQueue, restored.hostQueue));
     const note = restoredNote({
@@ -388,7 +391,7 @@ class Session implements SessionControl {
       commit: from.commit,
       now: sessionTurn(state),
     });
-    state.pendingNotices.push(note);
+    state.context.pendingNotices.push(note);
     this.log.emit({
       type: 'system',
       subtype: 'workspace_restored',
@@ -408,10 +411,10 @@ class Session implements SessionControl {
   private async concludeWorkspace(): Promise<void> {
     const { state } = this;
     const cfg = state.config;
-    const ws = state.workspace;
+    const ws = state.files.workspace;
     await CancellationScope.nonCancellable(async () => {
       if (ws && !ws.report) ws.report = await this.workspaceReport(ws);
-      if (cfg.verify !== undefined && !state.verification && cfg.cwd !== '') {
+      if (cfg.verify !== undefined && !state.files.verification && cfg.cwd !== '') {
         const { command, timeoutMs } = verifySpec(cfg.verify);
         const base = { command, exitCode: null, durationMs: 0, outputTail: '' };
         try {
@@ -425,10 +428,10 @@ class Session implements SessionControl {
             additionalDirectories: cfg.additionalDirectories,
           });
           const report = { command, exitCode: out.exitCode, durationMs: out.durationMs, outputTail: out.outputTail };
-          state.verification = { verdict: out.verdict, report: out.error ? { ...report, error: out.error } : report };
+          state.files.verification = { verdict: out.verdict, report: out.error ? { ...report, error: out.error } : report };
         } catch (e) {
           if (!(e instanceof ActivityFailure)) throw e;
-          state.verification = { verdict: 'error', report: { ...base, error: e.cause?.message ?? e.message } };
+          state.files.verification = { verdict: 'error', report: { ...base, error: e.cause?.message ?? e.message } };
         }
       }
     });
@@ -466,7 +469,7 @@ class Session implements SessionControl {
     );
     if (verdict?.block === undefined || state.turn.hookStop !== null) return false;
     state.turn.stopHookContinuations++;
-    state.pendingNotices.push(verdict.block);
+    state.context.pendingNotices.push(verdict.block);
     return true;
   }
 
@@ -493,9 +496,9 @@ class Session implements SessionControl {
     state.turnCount++;
     this.turnsThisRun++;
     accountReply(state, reply);
-    this.reportSpend?.(state.costUsd);
-    state.lastPromptTokens = promptTokensOf(reply.usage);
-    state.lastPromptMessageCount = state.messages.length - 1;
+    this.reportSpend?.(state.spend.costUsd);
+    state.context.lastPromptTokens = promptTokensOf(reply.usage);
+    state.context.lastPromptMessageCount = state.messages.length - 1;
     state.turn.stopReason = reply.stop_reason;
     warnIfUnpriced(state, log, reply);
     const event = log.emit({
@@ -592,7 +595,7 @@ class Session implements SessionControl {
     this.exitReason = exit;
     const note = exit === 'stopped_by_hook' ? state.turn.hookStop : exitNote(exit, state.config);
     if (note) state.turn.errors.push(note);
-    if (exit !== 'max_rounds') state.roundsCompleted++;
+    if (exit !== 'max_rounds') state.input.roundsCompleted++;
     const result = this.log.emit(buildResult(state, { exit, nowMs: Date.now() })) as ResultMessage;
     state.lastResult = result;
     this.setStatus(endsSession(exit, { interactive: state.config.interactive, closed: state.closed }) ? 'completed' : 'waiting_for_input');

@@ -30,6 +30,7 @@ import { SCHEMA_VERSIONS } from '../../shared/compat';
  *
  * 1: first shape. 2: `turn` (error notes, stop reason, done message) moved into the state;
  * `approvals` (pending permission requests, their answers, rules added by `always`); `settings`.
+ * 3: the flat fields grouped by concern (`spend`, `context`, `input`, `client`, `files`).
  */
 export const STATE_SCHEMA_VERSION = SCHEMA_VERSIONS.carriedSessionState.current;
 
@@ -67,23 +68,71 @@ export interface LoopState {
   model: string;
   permissionMode: PermissionMode;
   maxThinkingTokens: number | null;
+  /** Next event sequence number; continues across runs. */
+  nextSeq: number;
+  /** Set once the worker's tools are known (first run); carried so later runs need no activity. */
+  systemPrompt: string;
+  tools: ToolSpec[];
+  interrupted: boolean;
+  closed: boolean;
+  lastResult: ResultMessage | null;
+  /** The search attribute values last written (see search-attributes.ts). */
+  indexed: { status: string; model: string; turns: number };
+  turn: TurnRecord;
+  /**
+   * One mark per turn, counted across resumes (`turnMarks.length` is the session's turn number):
+   * where the turn ends in `messages` and its events' uuids. Absent in sessions started before them.
+   */
+  turnMarks?: TurnMark[];
+  /** Read-before-edit stamps: normalised path → mtime (ms) when last read or written. */
+  fileStamps: Record<string, number>;
+  todos: TodoItem[];
+  permissionDenials: { tool_name: string; tool_use_id: string; tool_input: unknown }[];
+  /** null: a session started before settings were loaded (or its recorded history). */
+  settings: SessionSettings | null;
+  /** Subagents started by `Task` (ARCHITECTURE.md#subagents); absent in states carried by older workers. */
+  subagents?: SubagentRecord[];
+  /** The MCP servers' status from the last listing (ARCHITECTURE.md#mcp); absent without servers. */
+  mcpServers?: McpServerState[];
+  /** What the session has spent: tokens, cost, API time, per model. */
+  spend: SpendState;
+  /** What the context holds and what goes before the next model call (context/). */
+  context: ContextState;
+  /** The user's messages: the inbox of an interactive session and its turn counts (user-input.ts). */
+  input: InputState;
+  /** Durable human approval (ARCHITECTURE.md#durable-approval). */
+  approvals: Approvals;
+  /** Requests waiting for the client's answer: callback hooks and client tools. */
+  client: ClientRequests;
+  /** The session's folder, where its tools run, its checkpoints and its verdict. */
+  files: FilesState;
+}
+
+interface SpendState {
   usage: Usage;
   costUsd: number;
   apiDurationMs: number;
   perModel: Record<string, ModelUsageEntry>;
   /** Abandoned model call attempts already counted (`runId/activityId/attempt`, the latest 100; abandoned-calls.ts). */
   abandonedAttempts?: string[];
-  /** Read-before-edit stamps: normalised path → mtime (ms) when last read or written. */
-  fileStamps: Record<string, number>;
-  todos: TodoItem[];
-  permissionDenials: { tool_name: string; tool_use_id: string; tool_input: unknown }[];
-  interrupted: boolean;
-  /** Next event sequence number; continues across runs. */
-  nextSeq: number;
+  /** Models whose unknown price was warned about: once per session each. */
   warnedModels: string[];
-  /** Set once the worker's tools are known (first run); carried so later runs need no activity. */
-  systemPrompt: string;
-  tools: ToolSpec[];
+}
+
+interface ContextState {
+  /** Prompt tokens the provider reported for the last call, and how many messages it covered. */
+  lastPromptTokens: number;
+  lastPromptMessageCount: number;
+  compactions: number;
+  /** Marks before this turn point into messages compaction replaced: a fork starts at or after it. */
+  compactedAtTurn?: number;
+  /** Tool-call signatures of recent turns, for loop detection. */
+  loopHistory: string[][];
+  /** Set when a pending warning (loop detection, done-tool reminder) goes before the next call. */
+  pendingNotices: string[];
+}
+
+interface InputState {
   /** Interactive sessions: follow-up messages not yet taken, ids already accepted, and flags. */
   inbox: (UserInput & { turnId: string })[];
   seenMessageIds: { id: string; turnId: string }[];
@@ -91,36 +140,22 @@ export interface LoopState {
   /** User turns answered with a result (rounds), for `maxRounds`. */
   roundsCompleted: number;
   awaitingInput: boolean;
-  closed: boolean;
-  lastResult: ResultMessage | null;
-  /** Tool-call signatures of recent turns, for loop detection. */
-  loopHistory: string[][];
-  /** Prompt tokens the provider reported for the last call, and how many messages it covered. */
-  lastPromptTokens: number;
-  lastPromptMessageCount: number;
-  /** Set when a pending warning (loop detection, done-tool reminder) goes before the next call. */
-  pendingNotices: string[];
-  compactions: number;
-  /** The search attribute values last written (see search-attributes.ts). */
-  indexed: { status: string; model: string; turns: number };
-  turn: TurnRecord;
-  approvals: Approvals;
+}
+
+interface ClientRequests {
   /**
    * Callback hooks waiting for the client's answer (ARCHITECTURE.md#callback-hooks): absent until a
-   * session with `clientHooks` first asks, and in states carried by older workers.
+   * session with `clientHooks` first asks.
    */
   hookRequests?: HookRequests;
   /**
    * Calls of client tools waiting for the client's answer (ARCHITECTURE.md#client-mcp-tools):
-   * absent until a session with `clientTools` first asks, and in states carried by older workers.
+   * absent until a session with `clientTools` first asks.
    */
   toolRequests?: ToolRequests;
-  /** null: a session started before settings were loaded (or its recorded history). */
-  settings: SessionSettings | null;
-  /** Subagents started by `Task` (ARCHITECTURE.md#subagents); absent in states carried by older workers. */
-  subagents?: SubagentRecord[];
-  /** The MCP servers' status from the last listing (ARCHITECTURE.md#mcp); absent without servers. */
-  mcpServers?: McpServerState[];
+}
+
+interface FilesState {
   /**
    * A session with a `workspace`, once its folder is made: where, and the tools host its tools
    * are pinned to from then on; then what the agent changed (ARCHITECTURE.md#workspaces).
@@ -133,13 +168,6 @@ export interface LoopState {
    * before them (or their recorded histories) and with `checkpoints: false`.
    */
   checkpoints?: CheckpointsState;
-  /**
-   * One mark per turn, counted across resumes (`turnMarks.length` is the session's turn number):
-   * where the turn ends in `messages` and its events' uuids. Absent in sessions started before them.
-   */
-  turnMarks?: TurnMark[];
-  /** Marks before this turn point into messages compaction replaced: a fork starts at or after it. */
-  compactedAtTurn?: number;
   /** A plain-folder session restored on another tools host after its own was lost: pinned there. */
   hostPin?: { host: string; hostQueue: string };
 }
@@ -226,57 +254,103 @@ export function initialState(config: SessionConfig, sessionId: string, nowMs: nu
     model: config.model,
     permissionMode: config.permissionMode,
     maxThinkingTokens: config.maxThinkingTokens ?? null,
-    usage: emptyUsage(),
-    costUsd: 0,
-    apiDurationMs: 0,
-    perModel: {},
+    nextSeq: 0,
+    systemPrompt: '',
+    tools: [],
+    interrupted: false,
+    closed: false,
+    lastResult: null,
+    indexed: indexedAtStart(config),
+    turn: newTurnRecord(),
+    turnMarks: [],
     fileStamps: {},
     todos: [],
     permissionDenials: [],
-    interrupted: false,
-    nextSeq: 0,
-    warnedModels: [],
-    systemPrompt: '',
-    tools: [],
-    inbox: [],
-    seenMessageIds: [],
-    userTurns: 1,
-    roundsCompleted: 0,
-    awaitingInput: false,
-    closed: false,
-    lastResult: null,
-    loopHistory: [],
-    lastPromptTokens: 0,
-    lastPromptMessageCount: 0,
-    pendingNotices: [],
-    compactions: 0,
-    indexed: indexedAtStart(config),
-    turn: newTurnRecord(),
-    approvals: noApprovals(),
     settings: null,
     subagents: [],
-    turnMarks: [],
+    spend: { usage: emptyUsage(), costUsd: 0, apiDurationMs: 0, perModel: {}, warnedModels: [] },
+    context: { lastPromptTokens: 0, lastPromptMessageCount: 0, compactions: 0, loopHistory: [], pendingNotices: [] },
+    input: { inbox: [], seenMessageIds: [], userTurns: 1, roundsCompleted: 0, awaitingInput: false },
+    approvals: noApprovals(),
+    client: {},
+    files: {},
   };
 }
 
+/** The flat shape of versions 1 and 2: every field at the top. */
+type FlatState = Omit<LoopState, 'spend' | 'context' | 'input' | 'client' | 'files'> &
+  SpendState &
+  ContextState &
+  InputState &
+  ClientRequests &
+  FilesState;
+
+/** Version 1 → 2: the turn record, approvals and settings, which version 1 did not carry. */
+function fromVersion1(state: FlatState): FlatState {
+  return {
+    ...state,
+    schemaVersion: 2,
+    turn: newTurnRecord(),
+    approvals: noApprovals(),
+    settings: null,
+    roundsCompleted: state.userTurns - (state.awaitingInput ? 0 : 1),
+  };
+}
+
+/** Version 2 → 3: the flat fields grouped by concern; every value kept as it was. */
+function fromVersion2(state: FlatState): LoopState {
+  const {
+    usage,
+    costUsd,
+    apiDurationMs,
+    perModel,
+    abandonedAttempts,
+    warnedModels,
+    lastPromptTokens,
+    lastPromptMessageCount,
+    compactions,
+    compactedAtTurn,
+    loopHistory,
+    pendingNotices,
+    inbox,
+    seenMessageIds,
+    userTurns,
+    roundsCompleted,
+    awaitingInput,
+    hookRequests,
+    toolRequests,
+    workspace,
+    verification,
+    checkpoints,
+    hostPin,
+    ...core
+  } = state;
+  return {
+    ...core,
+    schemaVersion: 3,
+    spend: { usage, costUsd, apiDurationMs, perModel, ...defined({ abandonedAttempts }), warnedModels },
+    context: { lastPromptTokens, lastPromptMessageCount, compactions, ...defined({ compactedAtTurn }), loopHistory, pendingNotices },
+    input: { inbox, seenMessageIds, userTurns, roundsCompleted, awaitingInput },
+    client: defined({ hookRequests, toolRequests }),
+    files: defined({ workspace, verification, checkpoints, hostPin }),
+  };
+}
+
+/** The fields that are set: an absent optional field stays absent rather than becoming `undefined`. */
+function defined<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 /**
- * Bring a carried state written by an older worker to the current shape. Throws (failing the
- * workflow task, which Temporal retries) on a version this code does not know.
+ * Bring a carried state written by an older worker to the current shape, one version at a time.
+ * Throws (failing the workflow task, which Temporal retries) on a version this code does not know.
  */
 export function migrateCarriedState(carried: CarriedState): CarriedState {
-  const state = carried.state as LoopState & { schemaVersion: number };
-  const version = state.schemaVersion;
+  const version = (carried.state as { schemaVersion: unknown }).schemaVersion;
   if (version === STATE_SCHEMA_VERSION) return carried;
-  if (version === 1) {
-    const upgraded = {
-      ...state,
-      schemaVersion: STATE_SCHEMA_VERSION,
-      turn: newTurnRecord(),
-      approvals: noApprovals(),
-      settings: null,
-      roundsCompleted: state.userTurns - (state.awaitingInput ? 0 : 1),
-    };
-    return { ...carried, state: upgraded };
+  if (version === 1 || version === 2) {
+    const flat = carried.state as unknown as FlatState;
+    return { ...carried, state: fromVersion2(version === 1 ? fromVersion1(flat) : flat) };
   }
   throw new Error(
     `Carried session state has schemaVersion ${JSON.stringify(version)}, which this worker does not know (it reads 1..${STATE_SCHEMA_VERSION}). ` +
@@ -326,11 +400,11 @@ export class EventLog {
 
 /** Add one reply's tokens and cost to the running totals. */
 export function accountReply(state: LoopState, reply: AssistantReply): void {
-  addUsage(state.usage, reply.usage);
-  state.costUsd += reply.costUsd;
-  state.apiDurationMs += reply.durationMs;
+  addUsage(state.spend.usage, reply.usage);
+  state.spend.costUsd += reply.costUsd;
+  state.spend.apiDurationMs += reply.durationMs;
   // `costUSD`: the SDK's spelling, because `perModel` is copied into the result's `modelUsage`.
-  const m = (state.perModel[reply.model] ??= {
+  const m = (state.spend.perModel[reply.model] ??= {
     inputTokens: 0,
     outputTokens: 0,
     cacheReadInputTokens: 0,
@@ -345,7 +419,7 @@ export function accountReply(state: LoopState, reply: AssistantReply): void {
 
 export function usageView(state: LoopState): SessionUsage {
   const perModel: SessionUsage['perModel'] = {};
-  for (const [model, m] of Object.entries(state.perModel)) {
+  for (const [model, m] of Object.entries(state.spend.perModel)) {
     perModel[model] = {
       inputTokens: m.inputTokens,
       outputTokens: m.outputTokens,
@@ -357,11 +431,11 @@ export function usageView(state: LoopState): SessionUsage {
     };
   }
   return {
-    inputTokens: state.usage.input_tokens,
-    outputTokens: state.usage.output_tokens,
-    cacheReadInputTokens: state.usage.cache_read_input_tokens,
-    cacheCreationInputTokens: state.usage.cache_creation_input_tokens,
-    costUsd: state.costUsd,
+    inputTokens: state.spend.usage.input_tokens,
+    outputTokens: state.spend.usage.output_tokens,
+    cacheReadInputTokens: state.spend.usage.cache_read_input_tokens,
+    cacheCreationInputTokens: state.spend.usage.cache_creation_input_tokens,
+    costUsd: state.spend.costUsd,
     perModel,
   };
 }
@@ -386,10 +460,10 @@ function lastAssistantText(state: LoopState): string {
 /** The result's `workspace`, `verdict` and `verify` (ARCHITECTURE.md#workspaces). */
 export function workspaceFields(state: LoopState): Pick<ResultMessage, 'workspace' | 'verdict' | 'verify'> {
   return {
-    ...(state.workspace?.report ? { workspace: state.workspace.report } : {}),
+    ...(state.files.workspace?.report ? { workspace: state.files.workspace.report } : {}),
     // `verdict` is null when the command did not run (the session could not start).
-    ...(state.config.verify !== undefined ? { verdict: state.verification?.verdict ?? null } : {}),
-    ...(state.verification ? { verify: state.verification.report } : {}),
+    ...(state.config.verify !== undefined ? { verdict: state.files.verification?.verdict ?? null } : {}),
+    ...(state.files.verification ? { verify: state.files.verification.report } : {}),
   };
 }
 
@@ -402,10 +476,10 @@ export function buildResult(state: LoopState, opts: { exit: ExitReason; nowMs: n
     is_error: subtype !== 'success',
     num_turns: state.turnCount,
     duration_ms: opts.nowMs - state.startedAtMs,
-    duration_api_ms: state.apiDurationMs,
-    total_cost_usd: state.costUsd,
-    usage: sdkUsage(state.usage),
-    modelUsage: sdkModelUsage(state.perModel, state.config.maxOutputTokens),
+    duration_api_ms: state.spend.apiDurationMs,
+    total_cost_usd: state.spend.costUsd,
+    usage: sdkUsage(state.spend.usage),
+    modelUsage: sdkModelUsage(state.spend.perModel, state.config.maxOutputTokens),
     permission_denials: state.permissionDenials.map((d) => ({ ...d, tool_input: sdkToolInput(d.tool_input) })),
     stop_reason: stopReason,
     exit_reason: opts.exit,

@@ -124,10 +124,10 @@ function childOptions(
     platform: cfg.platform,
     ...(cfg.startedAt ? { startedAt: cfg.startedAt } : {}),
     // A subagent works in its parent's folder, so on the host its parent is pinned to (ARCHITECTURE.md#workspaces).
-    ...(state.workspace
-      ? { toolsTaskQueue: state.workspace.hostQueue }
-      : state.hostPin
-        ? { toolsTaskQueue: state.hostPin.hostQueue }
+    ...(state.files.workspace
+      ? { toolsTaskQueue: state.files.workspace.hostQueue }
+      : state.files.hostPin
+        ? { toolsTaskQueue: state.files.hostPin.hostQueue }
         : cfg.toolsTaskQueue
           ? { toolsTaskQueue: cfg.toolsTaskQueue }
           : {}),
@@ -166,7 +166,7 @@ export async function runTask(deps: HookDeps, call: ToolUseBlock): Promise<ToolR
   }
   let remaining: number | undefined;
   if (cfg.maxBudgetUsd !== undefined) {
-    remaining = cfg.maxBudgetUsd - state.costUsd;
+    remaining = cfg.maxBudgetUsd - state.spend.costUsd;
     if (remaining <= 0) return errorResult(call, BUDGET_REFUSAL);
   }
   const workflowId = subagentWorkflowId(recordedSessionId(state), call.id);
@@ -227,7 +227,7 @@ function watchTreeBudget(state: LoopState, batch: SubagentEventsBatch): void {
   if (!record || batch.costUsd === undefined) return;
   record.costUsd = batch.costUsd;
   const max = state.config.maxBudgetUsd;
-  if (max === undefined || state.costUsd + running.reduce((sum, r) => sum + r.costUsd, 0) < max) return;
+  if (max === undefined || state.spend.costUsd + running.reduce((sum, r) => sum + r.costUsd, 0) < max) return;
   for (const r of running) {
     if (r.stoppedForBudget) continue;
     r.stoppedForBudget = true;
@@ -241,11 +241,11 @@ function watchTreeBudget(state: LoopState, batch: SubagentEventsBatch): void {
 /** A child's tokens and cost become the parent's: `usage`, `modelUsage`, `total_cost_usd`, and the budget. */
 export function accountChild(state: LoopState, record: SubagentRecord, result: ResultMessage): void {
   record.costUsd = result.total_cost_usd;
-  state.costUsd += result.total_cost_usd;
-  state.apiDurationMs += result.duration_api_ms;
-  addUsage(state.usage, result.usage);
+  state.spend.costUsd += result.total_cost_usd;
+  state.spend.apiDurationMs += result.duration_api_ms;
+  addUsage(state.spend.usage, result.usage);
   for (const [model, m] of Object.entries(result.modelUsage)) {
-    const mine = (state.perModel[model] ??= {
+    const mine = (state.spend.perModel[model] ??= {
       inputTokens: 0,
       outputTokens: 0,
       cacheReadInputTokens: 0,

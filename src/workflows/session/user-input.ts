@@ -6,13 +6,13 @@
 import type { EventLog, LoopState } from './state';
 
 export function hasSteers(state: LoopState): boolean {
-  return state.inbox.some((i) => i.steer);
+  return state.input.inbox.some((i) => i.steer);
 }
 
 /** Every waiting message starts the next turn (a steer that found no running turn included). */
 export function takeFollowUps(state: LoopState, log: EventLog): string {
-  const text = state.inbox
-    .splice(0, state.inbox.length)
+  const text = state.input.inbox
+    .splice(0, state.input.inbox.length)
     .map((i) => i.text)
     .join('\n\n');
   state.messages.push({ role: 'user', content: text });
@@ -23,11 +23,11 @@ export function takeFollowUps(state: LoopState, log: EventLog): string {
 /** Steers join the transcript after the current tool results; null when there are none. */
 export function takeSteers(state: LoopState, log: EventLog): string | null {
   if (!hasSteers(state)) return null;
-  const text = state.inbox
+  const text = state.input.inbox
     .filter((i) => i.steer)
     .map((i) => i.text)
     .join('\n\n');
-  state.inbox = state.inbox.filter((i) => !i.steer);
+  state.input.inbox = state.input.inbox.filter((i) => !i.steer);
   const last = state.messages[state.messages.length - 1]!;
   if (last.role === 'user' && Array.isArray(last.content)) last.content.push({ type: 'text', text });
   else state.messages.push({ role: 'user', content: text });

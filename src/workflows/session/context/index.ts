@@ -84,7 +84,7 @@ export async function afterCutOff(deps: ContextDeps): Promise<boolean> {
     if (isCancellation(e) || !(e instanceof ActivityFailure)) throw e;
     return false;
   }
-  deps.state.pendingNotices.push(CUT_OFF_NOTICE);
+  deps.state.context.pendingNotices.push(CUT_OFF_NOTICE);
   return true;
 }
 
@@ -92,11 +92,11 @@ export async function afterCutOff(deps: ContextDeps): Promise<boolean> {
 export function afterTools(state: LoopState, log: EventLog, calls: ToolUseBlock[]): void {
   const opts = state.config.loopDetection;
   if (!opts.enabled) return;
-  state.loopHistory = recordTurn(state.loopHistory, calls, opts.window);
-  const match = detectLoop(state.loopHistory, { threshold: opts.threshold, window: opts.window });
+  state.context.loopHistory = recordTurn(state.context.loopHistory, calls, opts.window);
+  const match = detectLoop(state.context.loopHistory, { threshold: opts.threshold, window: opts.window });
   if (!match) return;
   const text = loopWarningText(match, { window: opts.window });
-  state.pendingNotices.push(text);
+  state.context.pendingNotices.push(text);
   log.emit({ type: 'system', subtype: 'loop_detected', message: text, count: match.count });
 }
 
@@ -117,7 +117,7 @@ export function isContextNearlyFull(state: LoopState): boolean {
 }
 
 function compactionSettings(state: LoopState): ResolvedCompaction {
-  const last = Object.entries(state.perModel).find(([m]) => m === state.model);
+  const last = Object.entries(state.spend.perModel).find(([m]) => m === state.model);
   return resolveCompaction(state.config.compaction, {
     model: state.model,
     lastReply: last ? { model: last[0], contextWindow: last[1].contextWindow } : undefined,
@@ -127,8 +127,8 @@ function compactionSettings(state: LoopState): ResolvedCompaction {
 /** Estimated prompt tokens of the next call. */
 function currentContextTokens(state: LoopState): number {
   return contextUsage({
-    lastPromptTokens: state.lastPromptTokens,
-    lastPromptMessageCount: state.lastPromptMessageCount,
+    lastPromptTokens: state.context.lastPromptTokens,
+    lastPromptMessageCount: state.context.lastPromptMessageCount,
     messages: state.messages,
     fixedTokens: () => estimateTokens(state.systemPrompt) + estimateTokens(JSON.stringify(state.tools)),
   });
@@ -136,8 +136,8 @@ function currentContextTokens(state: LoopState): number {
 
 /** Notices (loop warnings, done-tool reminders, the cut-off note) reach the model as user text. */
 function deliverNotices(state: LoopState): void {
-  if (state.pendingNotices.length === 0) return;
-  const text = state.pendingNotices.splice(0).join('\n\n');
+  if (state.context.pendingNotices.length === 0) return;
+  const text = state.context.pendingNotices.splice(0).join('\n\n');
   const last = state.messages[state.messages.length - 1]!;
   if (last.role === 'user' && Array.isArray(last.content)) last.content.push({ type: 'text', text });
   else state.messages.push({ role: 'user', content: text });
@@ -168,11 +168,11 @@ async function compact(
   });
   state.messages = applyCompaction(state.messages, summary.summary, plan, { task: state.config.prompt });
   // Turn marks up to here point into messages that are gone: a fork starts after (ARCHITECTURE.md#checkpoints).
-  if (state.turnMarks) state.compactedAtTurn = state.turnMarks.length + 1;
-  state.costUsd += summary.costUsd;
-  state.apiDurationMs += summary.durationMs;
-  state.lastPromptMessageCount = 0;
-  state.compactions++;
+  if (state.turnMarks) state.context.compactedAtTurn = state.turnMarks.length + 1;
+  state.spend.costUsd += summary.costUsd;
+  state.spend.apiDurationMs += summary.durationMs;
+  state.context.lastPromptMessageCount = 0;
+  state.context.compactions++;
   log.emit({
     type: 'system',
     subtype: 'compact_boundary',
