@@ -104,7 +104,6 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
   }
   const payloadCodecs = settings.payloadCodecs ?? [];
   const address = values.address ?? settings.address;
-  const fastWorkflowStacks = settings.fastWorkflowStacks;
   const log = (l: string) => console.error(`[worker] ${l}`);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
@@ -120,10 +119,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
     namespace: values.namespace,
     roles: roles as ('workflow' | 'model' | 'tools')[] | undefined,
-    ...(deployment ? { deployment } : {}),
     maxModelCallsPerSecond: rate ? Number(rate) : undefined,
-    payloadCodecs,
-    fastWorkflowStacks,
     // SIGTERM drains: in-flight tool calls and model calls finish (a Bash command may run for up
     // to its 10-minute maximum) before their attempts would be cancelled; SIGKILL still ends it.
     shutdownGraceMs: DRAIN_GRACE_MS,
@@ -140,7 +136,7 @@ export async function runWorkerCommand(argv: string[]): Promise<number> {
     `connected to ${address}; model endpoint ${settings.model.baseURL ?? 'https://api.openai.com/v1'}; ${describeCodecs(payloadCodecs)}` +
       `${sandbox ? `; ${describeSandbox(sandbox)}` : ''}` +
       `${deployment ? `; deployment ${deployment.name} build ${deployment.buildId}` : ''}` +
-      `${fastWorkflowStacks ? '; fast workflow stacks (no stack-trace query)' : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
+      `${settings.fastWorkflowStacks ? '; fast workflow stacks (no stack-trace query)' : ''}; ${worker.liveUrl ? `live tokens at ${worker.liveUrl}` : 'no live tokens'}; ready`,
   );
   await worker.run();
   await connection.close();

@@ -18,7 +18,7 @@ import { defaultJournalDir } from '../activities/tools/attempts';
 import { mcpToolTimeoutMsFromEnv } from '../activities/mcp/timeout';
 import { deploymentFromEnv, type WorkerDeployment } from './deployment';
 import { tracesExporterFromEnv, type TracesExporter } from './telemetry';
-import { fastWorkflowStacksFromEnv } from './bundle';
+import { FAST_WORKFLOW_STACKS_ENV, fastWorkflowStacksFromEnv } from './bundle';
 
 export type Env = Record<string, string | undefined>;
 
@@ -61,7 +61,7 @@ export const WORKER_VARIABLES: Readonly<Record<string, string>> = {
   /** This build's id (with DURABLE_AGENT_DEPLOYMENT). */
   DURABLE_AGENT_BUILD_ID: 'the build id',
   /** `1`: the workflow sandbox's stack-trace patches, trading the stack-trace query for CPU. */
-  DURABLE_AGENT_FAST_WORKFLOW_STACKS: 'fast workflow stacks (no stack-trace query)',
+  [FAST_WORKFLOW_STACKS_ENV]: 'fast workflow stacks (no stack-trace query)',
   /** A prebuilt workflow bundle file (`durable-agent worker` only). */
   DURABLE_AGENT_WORKFLOW_BUNDLE: 'a prebuilt workflow bundle',
   /** `otlp`, `console` or `none`; default `otlp` when an OTLP endpoint is set, else off. */

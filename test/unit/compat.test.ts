@@ -5,11 +5,10 @@ import { OLDER_PEERS, PATCHES, SCHEMA_VERSIONS } from '../../src/shared/compat';
 import { migrateCarriedState, STATE_SCHEMA_VERSION, type CarriedState } from '../../src/workflows/session/state';
 
 const ROOT = path.join(__dirname, '..', '..');
-const sources = (dir: string): string[] =>
-  readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
-  );
-const code = new Map(sources('src').map((f) => [f, readFileSync(path.join(ROOT, f), 'utf8')]));
+const sources = readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => path.join('src', f));
+const code = new Map(sources.map((f) => [f, readFileSync(path.join(ROOT, f), 'utf8')]));
 
 test('every patched() and deprecatePatch() names an entry of PATCHES, never a bare id', () => {
   const calls = [...code]

@@ -1,21 +1,9 @@
 /** The import-cycle check that `npm run lint` runs, on small trees written to temp dirs. */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import ts from 'typescript';
 import { findImportCycles } from '../../scripts/import-cycles';
+import { sourceTree as tree, treeCompilerOptions as compilerOptions } from '../helpers/source-tree';
 
-const compilerOptions = { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 };
-
-function tree(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'da-cycles-'));
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), text);
-  }
-  return dir;
-}
 const cyclesIn = (files: Record<string, string>, roots = ['src']) => findImportCycles(roots, { cwd: tree(files), compilerOptions });
 
 test('a tree without cycles passes, packages and builtins not followed', () => {

@@ -1,20 +1,9 @@
 /** The layering check that `npm run lint` runs (scripts/layers.ts), on small trees and on src/ itself. */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import ts from 'typescript';
 import { findLayerViolations } from '../../scripts/layers';
+import { sourceTree, treeCompilerOptions } from '../helpers/source-tree';
 
-const compilerOptions = { module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 };
-
-function violationsIn(files: Record<string, string>): string[] {
-  const dir = mkdtempSync(path.join(tmpdir(), 'da-layers-'));
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), text);
-  }
-  return findLayerViolations({ cwd: dir, compilerOptions });
-}
+const violationsIn = (files: Record<string, string>): string[] =>
+  findLayerViolations({ cwd: sourceTree(files), compilerOptions: treeCompilerOptions });
 
 const base = {
   'src/shared/api.ts': 'export const api = 1;',
